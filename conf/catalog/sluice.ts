@@ -1,0 +1,35 @@
+import { key } from './types.js';
+
+/**
+ * Keys that are Sluice's own: not in the seed catalog, documented in docs/configuration.md. They sit in the
+ * catalog's sections where they belong (a pass-through key under [passthru_http]) or in sections of their own.
+ */
+export const SLUICE_KEYS = [
+  // [passthru_http]
+  key('passthru_http', 'io_threads_per_reactor', 'integer', { computedDefault: 'cpu_cores', min: 1, sluice: true,
+    notes: 'uWebSockets.js event loops (worker threads) sharing the pass-through ports; default: number of cores' }),
+  key('passthru_http', 'graceful_stop_timeout', 'duration', { default: 30000, sluice: true,
+    notes: 'on SIGTERM, how long calls in flight may take to finish before the process exits' }),
+  key('passthru_http', 'max_header_size', 'integer', { default: 8192, min: 1024, sluice: true,
+    notes: 'largest request head (request line and headers) accepted, bytes' }),
+  key('passthru_http', 'allow_slow_fallback', 'boolean', { default: false, sluice: true,
+    notes: 'start even when the uWebSockets.js native binary cannot load (pure-JS fallback, far slower)' }),
+  key('passthru_http', 'backend_connect_timeout', 'duration', { default: 30000, sluice: true,
+    notes: 'time allowed to open a backend connection (101508 when exceeded)' }),
+  // [apim.redis_config]
+  key('apim.redis_config', 'enable', 'boolean', { default: false, sluice: true,
+    notes: 'share throttle counters, decisions and revocations between gateway nodes through Redis' }),
+  key('apim.redis_config', 'url', 'string', { sluice: true, notes: 'redis://[user:password@]host:port[/db]; overrides host and port' }),
+  key('apim.redis_config', 'host', 'string', { default: '127.0.0.1', sluice: true }),
+  key('apim.redis_config', 'port', 'integer', { default: 6379, sluice: true }),
+  key('apim.redis_config', 'username', 'string', { sluice: true }),
+  key('apim.redis_config', 'password', 'string', { secret: true, sluice: true }),
+  key('apim.redis_config', 'key_prefix', 'string', { default: 'sluice:', sluice: true }),
+  key('apim.redis_config', 'sync_interval', 'duration', { default: 100, sluice: true,
+    notes: 'how often local throttle counts are flushed to Redis and global counts read back' }),
+  // [sluice.log]
+  key('sluice.log', 'level', 'string', { default: 'info', allowed: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], sluice: true }),
+  key('sluice.log', 'format', 'string', { default: 'text', allowed: ['text', 'json'], sluice: true }),
+  key('sluice.log', 'file', 'string', { default: 'repository/logs/sluice.log', sluice: true,
+    notes: 'relative to the home; the log also goes to stdout' }),
+] as const;

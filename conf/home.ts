@@ -1,0 +1,33 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Where things live under a Sluice home (the reference system's layout, DESIGN.md "Home layout"). */
+export class HomeLayout {
+  readonly root: string;
+  constructor(root: string) { this.root = path.resolve(root); }
+  get confFile(): string { return path.join(this.root, 'repository/conf/deployment.toml'); }
+  get serverDeployment(): string { return path.join(this.root, 'repository/deployment/server'); }
+  get sequencesDir(): string { return path.join(this.serverDeployment, 'synapse-configs/default/sequences'); }
+  get apisDir(): string { return path.join(this.serverDeployment, 'apis'); }
+  get applicationsDir(): string { return path.join(this.serverDeployment, 'applications'); }
+  get policiesDir(): string { return path.join(this.serverDeployment, 'policies'); }
+  get databaseDir(): string { return path.join(this.root, 'repository/database'); }
+  get securityDir(): string { return path.join(this.root, 'repository/resources/security'); }
+  get logsDir(): string { return path.join(this.root, 'repository/logs'); }
+  resolve(rel: string): string { return path.isAbsolute(rel) ? rel : path.join(this.root, rel); }
+}
+
+/** The project's own default home (home/ beside package.json). */
+export function defaultHomeDir(): string {
+  // conf/home.ts compiles to dist/conf/home.js; both sit two levels below the project root at most.
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const root = path.basename(path.dirname(here)) === 'dist' ? path.resolve(here, '../..') : path.resolve(here, '..');
+  return path.join(root, 'home');
+}
+
+/** `--home DIR`, else `$SLUICE_HOME`, else ./home when it exists, else the project's home/. */
+export function chooseHome(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
+  if (flag) return path.resolve(cwd, flag);
+  if (env['SLUICE_HOME']) return path.resolve(cwd, env['SLUICE_HOME']);
+  return path.resolve(cwd, 'home');
+}

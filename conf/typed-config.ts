@@ -1,0 +1,22 @@
+/**
+ * Typed views over the configuration: each subsystem reads the keys it needs through a view function in
+ * conf/views/, so that every key read is checked against the catalog at compile time and listed in one
+ * place per concern. A view returns plain data (it can be posted to an io thread).
+ */
+import type { Config } from './config.js';
+import { roles, ports, logView } from './views/server.js';
+
+export * from './views/server.js';
+
+/** Every view, built once: check-config uses it to find keys the operator set that nothing reads. */
+const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [roles, ports, logView];
+
+export function buildAllViews(config: Config): void {
+  for (const view of ALL_VIEWS) view(config);
+}
+
+/** Keys the operator wrote that no part of Sluice reads: accepted for compatibility, without effect. */
+export function unusedKeys(config: Config): string[] {
+  buildAllViews(config);
+  return config.writtenButUnread();
+}

@@ -1,0 +1,61 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { pino, type Logger, type LevelWithSilent, type DestinationStream } from 'pino';
+
+export type { Logger };
+
+export interface LogSettings {
+  readonly level: LevelWithSilent;
+  readonly format: 'text' | 'json';
+  /** Absolute path of the log file; undefined logs to stdout only. */
+  readonly file?: string;
+  /** Written in every line (`thread: "io-1"`). */
+  readonly thread?: string;
+}
+
+const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+const BASE_FIELDS = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'thread', 'component']);
+
+/** One JSON record from pino -> `2026-11-21T10:00:00.000Z INFO [io-1] transport: message key=value`. */
+function toText(line: string): string {
+  let rec: Record<string, unknown>;
+  try { rec = JSON.parse(line) as Record<string, unknown>; } catch { return line; }
+  const time = new Date(Number(rec['time'])).toISOString();
+  const level = LEVEL_NAMES[Number(rec['level'])] ?? String(rec['level']);
+  const where = rec['thread'] ? ` [${String(rec['thread'])}]` : '';
+  const comp = rec['component'] ? ` ${String(rec['component'])}:` : '';
+  let extra = '';
+  for (const [k, v] of Object.entries(rec)) {
+    if (BASE_FIELDS.has(k)) continue;
+    extra += ` ${k}=${typeof v === 'string' ? (/\s/.test(v) ? JSON.stringify(v) : v) : JSON.stringify(v)}`;
+  }
+  return `${time} ${level.padEnd(5)}${where}${comp} ${String(rec['msg'] ?? '')}${extra}\n`;
+}
+
+class TextStream implements DestinationStream {
+  constructor(private readonly out: DestinationStream) {}
+  write(line: string): void { this.out.write(toText(line)); }
+}
+
+/**
+ * The process logger: stdout plus the home's log file, text or JSON. Writes are asynchronous (sonic-boom)
+ * so that a log line never blocks an io thread on disk.
+ */
+export function createLogger(settings: LogSettings): Logger {
+  const streams: { stream: DestinationStream; level: LevelWithSilent }[] = [];
+  const wrap = (s: DestinationStream): DestinationStream => (settings.format === 'text' ? new TextStream(s) : s);
+  streams.push({ stream: wrap(pino.destination({ dest: 1, sync: false })), level: settings.level });
+  if (settings.file) {
+    fs.mkdirSync(path.dirname(settings.file), { recursive: true });
+    streams.push({ stream: wrap(pino.destination({ dest: settings.file, sync: false, append: true, mkdir: true })), level: settings.level });
+  }
+  return pino(
+    { level: settings.level, base: settings.thread ? { thread: settings.thread } : {}, timestamp: pino.stdTimeFunctions.epochTime },
+    pino.multistream(streams),
+  );
+}
+
+/** A logger that drops everything, for tests and tools that want silence. */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}
