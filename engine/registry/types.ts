@@ -1,0 +1,120 @@
+/**
+ * The runtime resources both doors write (declarative files under <home>/repository/deployment/server and
+ * the admin REST API) and every role reads. Plain data: posted to io threads and stored as JSON.
+ * The file formats are documented in docs/declarative-files.md.
+ */
+
+export type ApiType = 'HTTP' | 'GRAPHQL' | 'WS';
+export type LifecycleState = 'CREATED' | 'PUBLISHED' | 'BLOCKED' | 'DEPRECATED' | 'RETIRED' | 'PROTOTYPED';
+export type AuthType = 'None' | 'Application' | 'Application User' | 'Application & Application User';
+export type KeyType = 'PRODUCTION' | 'SANDBOX';
+export type TokenType = 'JWT' | 'OPAQUE';
+export type SubscriptionState = 'UNBLOCKED' | 'BLOCKED' | 'PROD_ONLY_BLOCKED' | 'ON_HOLD' | 'REJECTED';
+
+export interface ResourceDefinition {
+  readonly verb: string;
+  /** `/menu`, `/menu/{id}`, `/*`, `/orders/{id}/items`. */
+  readonly uriTemplate: string;
+  readonly authType: AuthType;
+  readonly throttlingPolicy: string;
+  readonly scopes: readonly string[];
+}
+
+export interface CorsOverride {
+  readonly enabled: boolean;
+  readonly allowOrigins: readonly string[];
+  readonly allowMethods: readonly string[];
+  readonly allowHeaders: readonly string[];
+  readonly allowCredentials: boolean;
+}
+
+export interface ApiDefinition {
+  /** `name:version`, unique. */
+  readonly id: string;
+  readonly name: string;
+  /** Starts with `/`, no trailing slash: `/pizzashack`. */
+  readonly context: string;
+  readonly version: string;
+  readonly type: ApiType;
+  readonly lifecycleState: LifecycleState;
+  /** API-level (advanced) throttling policy. */
+  readonly throttlingPolicy: string;
+  readonly endpoints: { readonly production?: string; readonly sandbox?: string };
+  readonly resources: readonly ResourceDefinition[];
+  /** Names of deployed sequences run on the request / response / on a fault of this API. */
+  readonly inSequence?: string;
+  readonly outSequence?: string;
+  readonly faultSequence?: string;
+  readonly cors?: CorsOverride;
+  /** Hard limit on calls per second to the backend across all callers (900801 when reached). */
+  readonly backendMaxTps?: number;
+  /** PEM certificates allowed for mutual TLS ([apimgt.mutual_ssl]). */
+  readonly clientCertificates?: readonly string[];
+  /** Where it came from: a file path, or `store` for the admin API. */
+  readonly source: string;
+}
+
+export interface ApplicationKey {
+  readonly keyType: KeyType;
+  readonly clientId: string;
+  /** scrypt hash of the secret, `scrypt$N$r$p$salt$hash`; a clear secret never leaves the loader. */
+  readonly clientSecretHash: string;
+  readonly grantTypes: readonly string[];
+  readonly scopes: readonly string[];
+  readonly callbackUrl?: string;
+}
+
+export interface SubscriptionDefinition {
+  /** `name:version` of the API. */
+  readonly api: string;
+  readonly throttlingPolicy: string;
+  readonly state: SubscriptionState;
+}
+
+export interface ApplicationDefinition {
+  /** Unique name; the application id in tokens and events. */
+  readonly name: string;
+  readonly owner: string;
+  readonly throttlingPolicy: string;
+  readonly tokenType: TokenType;
+  readonly keys: readonly ApplicationKey[];
+  readonly subscriptions: readonly SubscriptionDefinition[];
+  readonly source: string;
+}
+
+export type TimeUnit = 'sec' | 'min' | 'hour' | 'day';
+
+export interface Quota {
+  /** Requests per window; or bandwidth when `bandwidthBytes` is set. */
+  readonly requests?: number;
+  readonly bandwidthBytes?: number;
+  readonly unitTime: number;
+  readonly timeUnit: TimeUnit;
+}
+
+export interface ThrottleCondition {
+  readonly type: 'header' | 'query' | 'jwt_claim' | 'ip' | 'ip_range';
+  readonly name?: string;
+  readonly value: string;
+  readonly invert?: boolean;
+}
+
+export interface ThrottlePolicy {
+  readonly level: 'subscription' | 'application' | 'advanced' | 'custom';
+  readonly name: string;
+  readonly quota: Quota;
+  readonly stopOnQuotaReach: boolean;
+  readonly burst?: { readonly requests: number; readonly timeUnit: 'sec' | 'min' };
+  /** Advanced policies: conditional groups, each with its own quota. */
+  readonly conditionGroups?: readonly { readonly conditions: readonly ThrottleCondition[]; readonly quota: Quota }[];
+  /** Custom policies: what the counter is keyed on. */
+  readonly keyTemplate?: string;
+  readonly source: string;
+}
+
+export interface BlockCondition {
+  readonly type: 'USER' | 'IP' | 'IP_RANGE' | 'APPLICATION' | 'API';
+  readonly value: string;
+  readonly enabled: boolean;
+  readonly invert?: boolean;
+}
