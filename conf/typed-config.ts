@@ -5,11 +5,13 @@
  */
 import type { Config } from './config.js';
 import { roles, ports, logView } from './views/server.js';
+import { listenerTls, senderTls } from './views/tls.js';
 
 export * from './views/server.js';
+export * from './views/tls.js';
 
 /** Every view, built once: check-config uses it to find keys the operator set that nothing reads. */
-const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [roles, ports, logView];
+const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [roles, ports, logView, listenerTls, senderTls];
 
 export function buildAllViews(config: Config): void {
   for (const view of ALL_VIEWS) view(config);
