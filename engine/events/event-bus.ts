@@ -38,18 +38,19 @@ export interface EventBus {
 
 /** The in-process bus: subscribers are called in order of subscription, awaited together. */
 export class LocalEventBus implements EventBus {
-  private readonly handlers = new Map<EventType, Set<EventHandler<EventType>>>();
+  private readonly handlers = new Map<EventType, Set<(event: SluiceEvent) => void | Promise<void>>>();
 
   async publish<T extends EventType>(event: EventOf<T>): Promise<void> {
     const set = this.handlers.get(event.type);
     if (!set || set.size === 0) return;
-    await Promise.all([...set].map((h) => h(event as never)));
+    await Promise.all([...set].map((h) => h(event)));
   }
 
   subscribe<T extends EventType>(type: T, handler: EventHandler<T>): () => void {
     let set = this.handlers.get(type);
     if (!set) { set = new Set(); this.handlers.set(type, set); }
-    set.add(handler as EventHandler<EventType>);
-    return () => { set!.delete(handler as EventHandler<EventType>); };
+    const h = handler as unknown as (event: SluiceEvent) => void | Promise<void>;
+    set.add(h);
+    return () => { set!.delete(h); };
   }
 }
