@@ -6,12 +6,16 @@
 import type { Config } from './config.js';
 import { roles, ports, logView } from './views/server.js';
 import { listenerTls, senderTls } from './views/tls.js';
+import { passthruView, passthruListeners, senderProxies, mediationTimeoutMs } from './views/passthru.js';
 
 export * from './views/server.js';
 export * from './views/tls.js';
+export * from './views/passthru.js';
 
 /** Every view, built once: check-config uses it to find keys the operator set that nothing reads. */
-const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [roles, ports, logView, listenerTls, senderTls];
+const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [
+  roles, ports, logView, listenerTls, senderTls, passthruView, passthruListeners, senderProxies, mediationTimeoutMs,
+];
 
 export function buildAllViews(config: Config): void {
   for (const view of ALL_VIEWS) view(config);

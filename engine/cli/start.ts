@@ -19,6 +19,12 @@ export async function startCommand(opts: StartOptions): Promise<number> {
     process.stderr.write('sluice: not started: the configuration is not valid (run sluice check-config for details)\n');
     return 2;
   }
-  const node = await startNode(config, { sampleBackend: opts.sampleBackend });
+  let node;
+  try {
+    node = await startNode(config, { sampleBackend: opts.sampleBackend });
+  } catch (err) {
+    process.stderr.write(`sluice: not started: ${(err as Error).message}\n`);
+    return 1;
+  }
   return node.closed;
 }

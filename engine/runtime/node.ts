@@ -1,7 +1,9 @@
 import type { Config } from '../../conf/config.js';
 import { formatIssue } from '../../conf/errors.js';
-import { roles, ports, logView } from '../../conf/typed-config.js';
+import { roles, ports, logView, passthruListeners } from '../../conf/typed-config.js';
 import { createLogger } from '../log/logger.js';
+import { LocalEventBus } from '../events/event-bus.js';
+import { startGateway, listenerTlsMaterial, type RunningGateway } from './gateway-role.js';
 
 export interface NodeOptions {
   readonly sampleBackend: boolean;
@@ -19,17 +21,39 @@ export async function startNode(config: Config, _opts: NodeOptions): Promise<Run
   for (const w of config.warnings) log.warn(formatIssue(w));
   const r = roles(config);
   const p = ports(config);
-  log.info({ role: r.role, home: config.home.root }, 'starting');
-  if (r.gateway) log.info({ http: p.passthruHttp, https: p.passthruHttps }, 'gateway would listen');
-  if (r.keyManager || r.controlPlane) log.info({ https: p.servletHttps, http: p.servletHttp }, 'servlet transport would listen');
+  log.info({ role: r.role, home: config.home.root, offset: p.offset }, 'starting');
+  const bus = new LocalEventBus();
+  void bus;
+  const stops: (() => Promise<void>)[] = [];
+  let gateway: RunningGateway | null = null;
+  try {
+    const needsTls = (r.gateway && passthruListeners(config).https.enabled) || r.keyManager || r.controlPlane;
+    const tls = needsTls ? listenerTlsMaterial(config, log) : null;
+    if (r.gateway) {
+      gateway = await startGateway(config, log, tls);
+      stops.push(() => gateway!.stop());
+    }
+  } catch (err) {
+    log.fatal((err as Error).message);
+    for (const s of stops.reverse()) await s().catch(() => {});
+    log.flush();
+    throw err;
+  }
+
   let resolveClosed!: (code: number) => void;
   const closed = new Promise<number>((res) => { resolveClosed = res; });
+  let stopping = false;
   const stop = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    for (const s of stops.reverse()) {
+      try { await s(); } catch (err) { log.error({ err: (err as Error).message }, 'error while stopping'); }
+    }
     log.info('stopped');
     log.flush();
     resolveClosed(0);
   };
-  const onSignal = (sig: string) => { log.info({ signal: sig }, 'stopping'); void stop(); };
+  const onSignal = (sig: string): void => { log.info({ signal: sig }, 'stopping: finishing calls in flight'); void stop(); };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   const keepAlive = setInterval(() => {}, 1 << 30);

@@ -1,0 +1,66 @@
+/**
+ * A fault raised while a call is processed: the code and texts go into the message context properties
+ * ERROR_CODE / ERROR_MESSAGE / ERROR_DETAIL and the named fault sequence renders the response.
+ */
+export interface FaultInfo {
+  readonly code: number;
+  /** The status the fault suggests (HTTP_SC); a sequence may change it. */
+  readonly status: number;
+  readonly message: string;
+  readonly description: string;
+  /** The fault sequence the seed names for this error (`_auth_failure_handler_`, `fault`, `main`...). */
+  readonly sequence: string;
+  /** Headers the gateway adds whatever the sequence does (WWW-Authenticate, Retry-After, CORS). */
+  readonly headers?: readonly (readonly [string, string])[];
+}
+
+export interface RenderedFault {
+  readonly status: number;
+  readonly headers: readonly (readonly [string, string])[];
+  readonly body: Buffer;
+}
+
+/** Facts about the call a fault sequence may read (get-property('api.ut.api') and friends). */
+export interface FaultFacts {
+  readonly method: string;
+  readonly path: string;
+  readonly clientIp: string;
+  readonly apiName?: string;
+  readonly apiVersion?: string;
+  readonly apiContext?: string;
+  readonly resource?: string;
+  readonly application?: string;
+  readonly user?: string;
+}
+
+/** Renders a fault to a response. The gateway calls it synchronously on the io thread. */
+export interface FaultRenderer {
+  render(fault: FaultInfo, facts: FaultFacts): RenderedFault;
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  413: 'Payload Too Large', 422: 'Unprocessable Entity', 429: 'Too Many Requests', 500: 'Internal Server Error',
+  502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+};
+
+export function statusLine(status: number): string {
+  const reason = REASONS[status];
+  return reason ? `${status} ${reason}` : String(status);
+}
+
+/** The seed's default fault body, used when no sequence can render one. */
+export function defaultFaultBody(code: number, message: string, description: string): Buffer {
+  return Buffer.from(JSON.stringify({ fault: { code, type: 'Status report', message, description } }));
+}
+
+/** Renders the seed's default JSON fault body: the behaviour of the shipped sequences, without them. */
+export class DefaultFaultRenderer implements FaultRenderer {
+  render(fault: FaultInfo): RenderedFault {
+    return {
+      status: fault.status,
+      headers: [['content-type', 'application/json; charset=UTF-8'], ...(fault.headers ?? [])],
+      body: defaultFaultBody(fault.code, fault.message, fault.description),
+    };
+  }
+}

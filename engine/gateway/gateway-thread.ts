@@ -1,0 +1,236 @@
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import type { Logger } from 'pino';
+import type { Uws } from '../../transport/uws.js';
+import { HeaderRules, type HeaderRulesSettings } from '../../transport/header-rules.js';
+import { ProxyRules } from '../../transport/sender/proxy-rules.js';
+import type { SenderProxyView, PassthruView, ListenerView } from '../../conf/views/passthru.js';
+import type { ApiDefinition } from '../registry/types.js';
+import { SenderPools, type SenderSettings } from './backend-target.js';
+import { DeployedApis } from './deployed-apis.js';
+import { DefaultFaultRenderer, type FaultRenderer } from './fault.js';
+import { MessageContext, MessagePhase, Slot, type GatewayRuntime } from './message-context.js';
+import type { GatewayPhase } from './phase.js';
+import { ResolveApiPhase } from './phases/resolve-api.js';
+import { ValidateBodyPhase } from './phases/validate-body.js';
+import { Admission, WorkerPool } from './worker-pool.js';
+import { publishCall, hasCallSubscribers } from './call-events.js';
+
+export interface ListenerTlsFiles {
+  readonly keyFile: string;
+  readonly certFile: string;
+  readonly passphrase: string;
+  readonly caFile: string | undefined;
+  readonly ciphers: string | undefined;
+}
+
+/** Everything an io thread needs to start: plain data, posted from the main thread. */
+export interface GatewayThreadInit {
+  readonly index: number;
+  readonly threads: number;
+  readonly passthru: PassthruView;
+  readonly listeners: { readonly http: ListenerView; readonly https: ListenerView };
+  readonly tls: ListenerTlsFiles | null;
+  readonly sender: SenderSettings;
+  readonly proxies: { readonly http: SenderProxyView; readonly https: SenderProxyView };
+  readonly headers: HeaderRulesSettings;
+  readonly globalTimeoutMs: number;
+  readonly apis: readonly ApiDefinition[];
+}
+
+let headerSink: string[] = [];
+let contentLengths = 0;
+let firstContentLength = '';
+let contentLengthConflict = false;
+let chunkedSeen = false;
+const collectHeader = (name: string, value: string): void => {
+  headerSink.push(name, value);
+  if (name === 'content-length') {
+    if (contentLengths++ === 0) firstContentLength = value;
+    else if (value !== firstContentLength) contentLengthConflict = true;
+  } else if (name === 'transfer-encoding') {
+    chunkedSeen = true;
+  }
+};
+
+/**
+ * One io thread of the gateway: a uWebSockets.js app per pass-through port, the phases, the sender pools
+ * and the bounded worker pool. Everything here belongs to this thread; shared state arrives by message.
+ */
+export class GatewayThread implements GatewayRuntime {
+  readonly phases: GatewayPhase[];
+  readonly faults: FaultRenderer;
+  readonly headerRules: HeaderRules;
+  readonly workerPool: WorkerPool;
+  readonly ioBufferSize: number;
+  readonly pools: SenderPools;
+  readonly deployed: DeployedApis;
+  private readonly inFlight = new Set<MessageContext>();
+  private readonly listenSockets: us_listen_socket[] = [];
+  private readonly apps: TemplatedApp[] = [];
+  private readonly sweeper: NodeJS.Timeout;
+  private stopping = false;
+  private drained: (() => void) | null = null;
+  /** Limit of concurrent client requests on this thread (max_open_connections share), -1 none. */
+  private readonly maxOpen: number;
+  private acceptingPaused = false;
+  requests = 0;
+
+  constructor(readonly uws: Uws, readonly init: GatewayThreadInit, readonly log: Logger) {
+    const p = init.passthru;
+    this.ioBufferSize = p.ioBufferSize;
+    this.headerRules = new HeaderRules(init.headers);
+    this.pools = new SenderPools(init.sender, new ProxyRules(init.proxies.http), new ProxyRules(init.proxies.https));
+    this.deployed = new DeployedApis(this.pools);
+    this.deployed.deploy(init.apis);
+    this.faults = new DefaultFaultRenderer();
+    this.workerPool = new WorkerPool({ core: p.workerPoolCore, max: p.workerPoolMax, queueLength: p.workerPoolQueueLength }, log);
+    this.phases = [new ResolveApiPhase(this.deployed)];
+    if (p.forceJsonValidation || p.forceXmlValidation) this.phases.push(new ValidateBodyPhase(p.forceJsonValidation, p.forceXmlValidation));
+    this.maxOpen = p.maxOpenConnections < 0 ? -1 : Math.max(1, Math.floor(p.maxOpenConnections / init.threads));
+    this.sweeper = setInterval(() => this.sweep(), 1000);
+    this.sweeper.unref();
+  }
+
+  /** Opens the listeners. Resolves with the ports that opened; rejects when a port cannot be bound. */
+  async listen(): Promise<{ http?: number; https?: number }> {
+    const out: { http?: number; https?: number } = {};
+    const { http, https } = this.init.listeners;
+    if (http.enabled) {
+      const app = this.uws.App();
+      this.route(app, false);
+      out.http = await this.open(app, http, 'HTTP');
+    }
+    if (https.enabled && this.init.tls) {
+      const t = this.init.tls;
+      const app = this.uws.SSLApp({
+        key_file_name: t.keyFile, cert_file_name: t.certFile, passphrase: t.passphrase,
+        ...(t.caFile ? { ca_file_name: t.caFile } : {}),
+        ...(t.ciphers ? { ssl_ciphers: t.ciphers } : {}),
+      });
+      this.route(app, true);
+      out.https = await this.open(app, https, 'HTTPS');
+    }
+    return out;
+  }
+
+  private route(app: TemplatedApp, secure: boolean): void {
+    const handler = secure ? this.onHttpsRequest : this.onHttpRequest;
+    app.any('/*', handler);
+    this.apps.push(app);
+  }
+
+  private open(app: TemplatedApp, l: ListenerView, what: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      app.listen(l.bindAddress, l.port, (sock) => {
+        if (!sock) { reject(new Error(`cannot listen on ${l.bindAddress}:${l.port} (${what}): the port is in use or not allowed`)); return; }
+        this.listenSockets.push(sock);
+        resolve(this.uws.us_socket_local_port(sock as unknown as Parameters<Uws['us_socket_local_port']>[0]));
+      });
+    });
+  }
+
+  private readonly onHttpRequest = (res: HttpResponse, req: HttpRequest): void => { this.accept(res, req, false); };
+  private readonly onHttpsRequest = (res: HttpResponse, req: HttpRequest): void => { this.accept(res, req, true); };
+
+  private accept(res: HttpResponse, req: HttpRequest, secure: boolean): void {
+    const ctx = new MessageContext(this, res);
+    ctx.secure = secure;
+    ctx.method = req.getCaseSensitiveMethod();
+    ctx.path = req.getUrl();
+    ctx.query = req.getQuery() ?? '';
+    headerSink = ctx.reqHeaders;
+    contentLengths = 0;
+    contentLengthConflict = false;
+    chunkedSeen = false;
+    req.forEach(collectHeader);
+    res.onAborted(ctx.onClientAborted);
+    ctx.clientIp = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+    if (chunkedSeen) ctx.chunked = true;
+    else if (contentLengths > 0) ctx.contentLength = Number(firstContentLength);
+    this.onMessageStart(ctx);
+    if (contentLengthConflict || (chunkedSeen && contentLengths > 0)) {
+      // uWS read the body by one of them; a backend might read it by the other (request smuggling).
+      ctx.fault({ code: 400, status: 400, message: 'Bad Request', description: 'Conflicting Content-Length / Transfer-Encoding headers', sequence: 'fault' });
+      return;
+    }
+    if (ctx.hasBody) res.onData(ctx.onClientData);
+    const a = this.workerPool.admit(ctx);
+    if (a === Admission.ADMITTED) { ctx.onSlot(); return; }
+    if (a === Admission.QUEUED) { ctx.slot = Slot.WAITING; ctx.phase = MessagePhase.QUEUED; return; }
+    this.log.warn({ path: ctx.path, max: this.workerPool.settings.max, queue: this.workerPool.settings.queueLength },
+      'worker pool queue full: message dropped');
+    ctx.fault({ code: 503, status: 503, message: 'Service Unavailable', description: 'The gateway is at capacity; retry later', sequence: 'fault' });
+  }
+
+  onMessageStart(ctx: MessageContext): void {
+    this.requests++;
+    this.inFlight.add(ctx);
+    if (this.maxOpen > 0 && this.inFlight.size >= this.maxOpen && !this.acceptingPaused) this.pauseAccepting();
+  }
+
+  onMessageDone(ctx: MessageContext): void {
+    this.inFlight.delete(ctx);
+    if (ctx.slot === Slot.HELD) this.workerPool.release();
+    else if (ctx.slot === Slot.WAITING) this.workerPool.withdraw(ctx);
+    ctx.slot = Slot.NONE;
+    if (hasCallSubscribers()) publishCall(ctx);
+    if (this.acceptingPaused && this.inFlight.size < this.maxOpen * 0.9) this.resumeAccepting();
+    if (this.stopping && this.inFlight.size === 0 && this.drained) this.drained();
+  }
+
+  private pauseAccepting(): void {
+    this.acceptingPaused = true;
+    this.log.warn({ limit: this.maxOpen }, 'max_open_connections reached: not accepting new connections until calls finish');
+    for (const s of this.listenSockets.splice(0)) this.uws.us_listen_socket_close(s);
+  }
+
+  private resumeAccepting(): void {
+    this.acceptingPaused = false;
+    if (this.stopping) return;
+    this.log.info('accepting connections again');
+    const { http, https } = this.init.listeners;
+    let i = 0;
+    if (http.enabled) void this.open(this.apps[i++]!, http, 'HTTP').catch((e: Error) => this.log.error(e.message));
+    if (https.enabled && this.init.tls) void this.open(this.apps[i]!, https, 'HTTPS').catch((e: Error) => this.log.error(e.message));
+  }
+
+  deployApis(apis: readonly ApiDefinition[]): void {
+    this.deployed.deploy(apis);
+  }
+
+  /** Once a second: calls past the global timeout get their 504. */
+  private sweep(): void {
+    const limit = this.init.globalTimeoutMs;
+    if (limit <= 0 || this.inFlight.size === 0) return;
+    const now = performance.now();
+    for (const ctx of this.inFlight) {
+      if (now - ctx.startedAt > limit && ctx.phase !== MessagePhase.QUEUED) ctx.timedOut(limit);
+    }
+  }
+
+  /** Graceful stop: no new connections; calls in flight finish, up to the deadline. */
+  stop(deadlineMs: number): Promise<void> {
+    this.stopping = true;
+    for (const s of this.listenSockets.splice(0)) this.uws.us_listen_socket_close(s);
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        clearInterval(this.sweeper);
+        this.workerPool.stop();
+        this.pools.destroyAll();
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        if (this.inFlight.size) this.log.warn({ inFlight: this.inFlight.size }, 'graceful stop deadline passed; closing calls in flight');
+        for (const ctx of [...this.inFlight]) { ctx.exchange?.abort(); if (!ctx.aborted && !ctx.finished) ctx.res.close(); ctx.finish(); }
+        done();
+      }, deadlineMs);
+      if (this.inFlight.size === 0) done();
+      else this.drained = done;
+    });
+  }
+
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+}

@@ -1,0 +1,21 @@
+import type { ApiDefinition } from '../registry/types.js';
+import type { LogSettings } from '../log/logger.js';
+import type { GatewayThreadInit } from './gateway-thread.js';
+
+/** workerData of an io thread. */
+export interface IoThreadData {
+  readonly gateway: GatewayThreadInit;
+  readonly log: LogSettings;
+}
+
+/** Main thread -> io thread. Messages with an `ack` number are answered with `{ type: 'ack', ack }`. */
+export type ToIoThread =
+  | { readonly type: 'apis'; readonly apis: readonly ApiDefinition[]; readonly ack: number }
+  | { readonly type: 'stop'; readonly deadlineMs: number };
+
+/** Io thread -> main thread. */
+export type FromIoThread =
+  | { readonly type: 'ready'; readonly ports: { readonly http?: number; readonly https?: number }; readonly native: boolean }
+  | { readonly type: 'fatal'; readonly message: string }
+  | { readonly type: 'ack'; readonly ack: number }
+  | { readonly type: 'stopped' };

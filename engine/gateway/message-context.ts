@@ -1,0 +1,516 @@
+import type { HttpResponse } from 'uWebSockets.js';
+import type { Logger } from 'pino';
+import { ProtocolState, stateName } from '../../transport/protocol-state.js';
+import { BackendTransportError, TRANSPORT_ERRORS, TransportErrorCode } from '../../transport/transport-errors.js';
+import type { Exchange } from '../../transport/sender/exchange.js';
+import { BodyMode, type SenderHandler } from '../../transport/sender/sender-handler.js';
+import type { ApiRuntime, ResourceRuntime } from './api-router.js';
+import type { BackendTarget } from './backend-target.js';
+import { statusLine, type FaultFacts, type FaultInfo, type FaultRenderer } from './fault.js';
+import { PhaseResult, type GatewayPhase } from './phase.js';
+import { buildBackendHead, writeResponseHead, type HeaderRules } from '../../transport/header-rules.js';
+import type { WorkerPool } from './worker-pool.js';
+
+/** What a message needs from its io thread. */
+export interface GatewayRuntime {
+  readonly log: Logger;
+  readonly phases: readonly GatewayPhase[];
+  readonly faults: FaultRenderer;
+  readonly headerRules: HeaderRules;
+  readonly workerPool: WorkerPool;
+  readonly ioBufferSize: number;
+  /** A message ended (answered, failed or abandoned): release its slot, publish the call event. */
+  onMessageDone(ctx: MessageContext): void;
+  /** A message started: tracked for the global timeout and graceful stop. */
+  onMessageStart(ctx: MessageContext): void;
+}
+
+export interface AuthContext {
+  readonly application: string;
+  readonly subscriber: string;
+  readonly consumerKey: string;
+  readonly keyType: 'PRODUCTION' | 'SANDBOX';
+  readonly user: string;
+  readonly scopes: readonly string[];
+  readonly tokenId: string;
+  readonly tier: string;
+  readonly applicationTier: string;
+  readonly claims: Readonly<Record<string, unknown>> | null;
+}
+
+/** Where the message is in its life, for logs and the access log. */
+export const MessagePhase = {
+  RECEIVED: 0,
+  QUEUED: 1,
+  PIPELINE: 2,
+  SENDING: 3,
+  RESPONDING: 4,
+  DONE: 5,
+} as const;
+export type MessagePhase = (typeof MessagePhase)[keyof typeof MessagePhase];
+
+/** The message's hold on a worker pool slot. */
+export const Slot = {
+  NONE: 0,
+  WAITING: 1,
+  HELD: 2,
+} as const;
+export type Slot = (typeof Slot)[keyof typeof Slot];
+
+let corkTarget: MessageContext | null = null;
+let corkChunk: Buffer | null = null;
+let corkResult = true;
+const corkHead = (): void => { corkTarget!.writeHeadCorked(); };
+const corkData = (): void => { corkResult = corkTarget!.writeDataCorked(corkChunk!); };
+const corkEnd = (): void => { corkTarget!.endCorked(); };
+
+/**
+ * One call through the gateway, from the uWS request to the end of the response: the request facts, what
+ * the phases found (API, resource, caller), the backend exchange and the streaming state both ways.
+ * Created once per call with every field set here (a fixed shape), and the SenderHandler of its exchange.
+ */
+export class MessageContext implements SenderHandler {
+  // ---- the request ----
+  method = '';
+  /** Path as received (no query), e.g. `/pizzashack/1.0.0/menu`. */
+  path = '';
+  /** Query without `?`, '' when none. */
+  query = '';
+  /** Flat [name, value, ...], names lower-case as uWS gives them. */
+  readonly reqHeaders: string[] = [];
+  clientIp = '';
+  secure = false;
+  /** -1: no Content-Length. */
+  contentLength = -1;
+  chunked = false;
+  readonly startedAt: number;
+
+  // ---- what the phases found ----
+  api: ApiRuntime | null = null;
+  resource: ResourceRuntime | null = null;
+  resourcePath = '/';
+  readonly pathParams: string[] = [];
+  auth: AuthContext | null = null;
+  target: BackendTarget | null = null;
+  /** Request headers the phases add for the backend (X-JWT-Assertion...), flat. */
+  readonly extraBackendHeaders: string[] = [];
+  /** Request header names the phases consumed and that must not reach the backend (lower-case). */
+  readonly removedBackendHeaders: string[] = [];
+  /** Response headers the phases add for the client (CORS, rate limits), flat. */
+  readonly extraResponseHeaders: string[] = [];
+  /** Properties set by mediation or phases for later phases and the fault sequences. */
+  properties: Map<string, unknown> | null = null;
+  phaseIndex = 0;
+  phase: MessagePhase = MessagePhase.RECEIVED;
+  slot: Slot = Slot.NONE;
+
+  // ---- the client side ----
+  aborted = false;
+  /** A byte of the response has been written to the client. */
+  responseStarted = false;
+  finished = false;
+  private clientPaused = false;
+  private pendingBody: Buffer[] | null = null;
+  private pendingBytes = 0;
+  private bodyComplete = false;
+  /** The body must be whole before the call goes on (validation, content-aware mediation). */
+  bufferWholeBody = false;
+  private bodyWaiter: (() => void) | null = null;
+
+  // ---- the backend side ----
+  exchange: Exchange | null = null;
+  respStatus = 0;
+  private respStatusText = '';
+  private respHeaders: string[] | null = null;
+  /** Content-Length of the response, -1 when chunked or close-delimited. */
+  private respTotal = -1;
+  private respNoBody = false;
+  private stash: Buffer | null = null;
+  private stashOffset = 0;
+  private backendDone = false;
+  respBytes = 0;
+  /** The fault that ended the call, for logs and the access log. */
+  errorCode = 0;
+  errorMessage = '';
+  backendStartedAt = 0;
+  backendLatencyMs = -1;
+
+  constructor(readonly gw: GatewayRuntime, readonly res: HttpResponse) {
+    this.startedAt = performance.now();
+  }
+
+  get hasBody(): boolean {
+    return this.contentLength > 0 || this.chunked;
+  }
+
+  header(name: string): string | undefined {
+    const h = this.reqHeaders;
+    for (let i = 0; i < h.length; i += 2) if (h[i] === name) return h[i + 1];
+    return undefined;
+  }
+
+  // ---- request body from the client ----------------------------------------------------------------
+
+  /** uWS onData: copies the chunk (uWS reuses its memory) and passes it on or keeps it. */
+  readonly onClientData = (ab: ArrayBuffer, isLast: boolean): void => {
+    if (this.finished) return;
+    const chunk = ab.byteLength ? Buffer.copyBytesFrom(new Uint8Array(ab)) : null;
+    if (isLast) this.bodyComplete = true;
+    const ex = this.exchange;
+    if (ex !== null && !this.bufferWholeBody) {
+      if (chunk !== null && !ex.write(chunk)) this.pauseClient();
+      if (isLast) ex.end();
+      return;
+    }
+    if (chunk !== null) {
+      (this.pendingBody ??= []).push(chunk);
+      this.pendingBytes += chunk.length;
+      // Unless the whole body is wanted, hold no more than a few buffers' worth before dispatch.
+      if (!this.bufferWholeBody && this.pendingBytes > this.gw.ioBufferSize * 4) this.pauseClient();
+    }
+    if (isLast && this.bodyWaiter !== null) {
+      const w = this.bodyWaiter;
+      this.bodyWaiter = null;
+      w();
+    }
+  };
+
+  /** Calls `then` once the whole request body is here (at once when there is none or it already is). */
+  whenBodyComplete(then: () => void): void {
+    this.bufferWholeBody = true;
+    if (!this.hasBody || this.bodyComplete) { then(); return; }
+    this.resumeClient();
+    this.bodyWaiter = then;
+  }
+
+  /** The whole body, when `whenBodyComplete` has run. */
+  bufferedBody(): Buffer {
+    const p = this.pendingBody;
+    if (p === null) return Buffer.alloc(0);
+    if (p.length === 1) return p[0]!;
+    const all = Buffer.concat(p);
+    this.pendingBody = [all];
+    return all;
+  }
+
+  /** Replaces the buffered body (mediation rewrote it). */
+  replaceBody(body: Buffer): void {
+    this.pendingBody = [body];
+    this.pendingBytes = body.length;
+    this.bodyComplete = true;
+  }
+
+  private pauseClient(): void {
+    if (this.clientPaused || this.aborted) return;
+    this.clientPaused = true;
+    this.res.pause();
+  }
+
+  private resumeClient(): void {
+    if (!this.clientPaused || this.aborted) return;
+    this.clientPaused = false;
+    this.res.resume();
+  }
+
+  readonly onClientAborted = (): void => {
+    this.aborted = true;
+    if (this.finished) return;
+    const ex = this.exchange;
+    if (this.hasBody && !this.bodyComplete) {
+      this.errorCode = TransportErrorCode.INCOMPLETE_PAYLOAD;
+      this.errorMessage = 'Incomplete payload';
+      this.gw.log.warn({ code: 102511, method: this.method, path: this.path, state: ex ? stateName(ex.state) : 'REQUEST_READY' },
+        'client closed the connection before the request body was complete; backend request aborted');
+    } else if (ex !== null) {
+      this.errorCode = TransportErrorCode.CONNECTION_CANCELED;
+      this.errorMessage = 'Connection canceled';
+      this.gw.log.debug({ code: 101507, path: this.path, state: stateName(ex.state) }, 'client went away; backend exchange canceled');
+    }
+    if (ex !== null) ex.abort();
+    this.finish();
+  };
+
+  // ---- the pipeline ----------------------------------------------------------------------------------
+
+  /** The worker pool gave this message a slot: start the phases. */
+  onSlot(): void {
+    this.slot = Slot.HELD;
+    this.proceed();
+  }
+
+  /** Runs the phases from where the message is; dispatches to the backend when all continue. */
+  proceed(): void {
+    if (this.finished) return;
+    this.phase = MessagePhase.PIPELINE;
+    const phases = this.gw.phases;
+    while (this.phaseIndex < phases.length) {
+      const phase = phases[this.phaseIndex++]!;
+      let r: PhaseResult;
+      try {
+        r = phase.onRequest(this);
+      } catch (err) {
+        this.gw.log.error({ phase: phase.name, err: (err as Error).message, stack: (err as Error).stack }, 'phase failed');
+        this.fault({ code: 101510, status: 500, message: 'Runtime Error', description: `Error while processing the request (${phase.name})`, sequence: 'fault' });
+        return;
+      }
+      if (r === PhaseResult.CONTINUE) continue;
+      return;
+    }
+    this.dispatch();
+  }
+
+  /** Starts the backend exchange (the sender is the terminal phase). */
+  private dispatch(): void {
+    const target = this.target;
+    if (target === null) {
+      this.fault({ code: 101503, status: 503, message: 'Runtime Error', description: 'No endpoint is configured for this API', sequence: 'fault' });
+      return;
+    }
+    this.phase = MessagePhase.SENDING;
+    let bodyMode: BodyMode = BodyMode.NONE;
+    let length = this.contentLength;
+    if (this.bufferWholeBody && (this.hasBody || this.pendingBody !== null)) {
+      length = this.pendingBytes;
+      bodyMode = BodyMode.CONTENT_LENGTH;
+    } else if (this.chunked) {
+      bodyMode = BodyMode.CHUNKED;
+    } else if (this.contentLength > 0) {
+      bodyMode = BodyMode.CONTENT_LENGTH;
+    }
+    const head = buildBackendHead(this, target, this.gw.headerRules, bodyMode, length);
+    this.backendStartedAt = performance.now();
+    const ex = target.pool.dispatch({
+      head,
+      bodyMode,
+      isHead: this.method === 'HEAD',
+      retryable: bodyMode === BodyMode.NONE,
+    }, this);
+    if (ex.isFinished) return;
+    this.exchange = ex;
+    if (bodyMode !== BodyMode.NONE) {
+      const pending = this.pendingBody;
+      this.pendingBody = null;
+      this.pendingBytes = 0;
+      let ok = true;
+      if (pending !== null) for (const c of pending) ok = ex.write(c) && ok;
+      if (this.bodyComplete) ex.end();
+      else if (ok) this.resumeClient();
+    }
+  }
+
+  // ---- SenderHandler: the backend's side ---------------------------------------------------------------
+
+  onConnect(): void {}
+
+  onRequestSent(): void {}
+
+  onDrain(): void {
+    this.resumeClient();
+  }
+
+  onHeaders(status: number, statusText: string, headers: string[]): void {
+    if (this.finished) return;
+    this.backendLatencyMs = performance.now() - this.backendStartedAt;
+    this.phase = MessagePhase.RESPONDING;
+    this.respStatus = status;
+    this.respStatusText = statusText;
+    this.respHeaders = headers;
+    const noBody = this.method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
+    this.respNoBody = noBody;
+    this.respTotal = -1;
+    if (!noBody) {
+      for (let i = 0; i < headers.length; i += 2) {
+        const n = headers[i]!;
+        if (n.length === 14 && n.toLowerCase() === 'content-length') { this.respTotal = Number(headers[i + 1]); break; }
+      }
+    }
+    if (status >= 500 && this.gw.headerRules.warnOnHttp500(this.target?.host ?? '')) {
+      this.gw.log.warn({ status, api: this.api?.def.id, path: this.path }, 'backend answered with a server error');
+    }
+    corkTarget = this;
+    this.res.cork(corkHead);
+  }
+
+  /** Inside cork: the status line and headers (the body decides how it ends). */
+  writeHeadCorked(): void {
+    this.responseStarted = true;
+    writeResponseHead(this.res, this.respStatus, this.respStatusText, this.respHeaders!, this.gw.headerRules, this.extraResponseHeaders);
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.finished || this.aborted) return true;
+    this.respBytes += chunk.length;
+    corkTarget = this;
+    corkChunk = chunk;
+    this.res.cork(corkData);
+    corkChunk = null;
+    return corkResult;
+  }
+
+  /** Inside cork: one body chunk; false when the client cannot take more now. */
+  writeDataCorked(chunk: Buffer): boolean {
+    const res = this.res;
+    if (this.respTotal >= 0) {
+      const offset = res.getWriteOffset();
+      const [ok, done] = res.tryEnd(chunk, this.respTotal);
+      if (done) { this.backendDone = true; this.finish(); return true; }
+      if (!ok) {
+        this.stash = chunk;
+        this.stashOffset = offset;
+        res.onWritable(this.onClientWritable);
+        return false;
+      }
+      return true;
+    }
+    if (res.write(chunk)) return true;
+    res.onWritable(this.onClientWritable);
+    return false;
+  }
+
+  private readonly onClientWritable = (offset: number): boolean => {
+    if (this.finished || this.aborted) return true;
+    const stash = this.stash;
+    if (stash !== null) {
+      const [ok, done] = this.res.tryEnd(stash.subarray(offset - this.stashOffset), this.respTotal);
+      if (done) { this.stash = null; this.finish(); return true; }
+      if (!ok) return false;
+      this.stash = null;
+    }
+    if (this.backendDone) {
+      if (this.respTotal < 0) { this.res.end(); this.finish(); }
+      return true;
+    }
+    this.exchange?.resume();
+    return true;
+  };
+
+  onComplete(): void {
+    if (this.finished) return;
+    this.backendDone = true;
+    if (this.aborted) { this.finish(); return; }
+    if (this.stash !== null) return; // the client's writable event finishes the response
+    corkTarget = this;
+    this.res.cork(corkEnd);
+  }
+
+  /** Inside cork: end of the response to the client. */
+  endCorked(): void {
+    if (this.finished) return;
+    const res = this.res;
+    if (this.respNoBody) {
+      if (this.method === 'HEAD' && this.respTotal < 0) {
+        // HEAD: report the length the backend reported, and send no body.
+        const cl = contentLengthOf(this.respHeaders!);
+        if (cl >= 0) res.endWithoutBody(cl); else res.endWithoutBody();
+      } else {
+        res.endWithoutBody();
+      }
+    } else if (this.respTotal >= 0) {
+      // Content-Length bodies end in tryEnd; a zero-length one has no chunk to do it.
+      if (this.respBytes < this.respTotal || this.respTotal === 0) res.end();
+    } else {
+      res.end();
+    }
+    this.finish();
+  }
+
+  onError(err: BackendTransportError): void {
+    if (this.finished) return;
+    this.exchange = null;
+    const log = this.gw.log;
+    if (this.responseStarted) {
+      // The status is already out: the only honest signal left is to cut the connection.
+      log.warn({ code: err.code, base: err.base, state: stateName(err.state), api: this.api?.def.id, path: this.path, reason: err.reason },
+        `${err.message}: the response was incomplete, client connection closed`);
+      this.errorCode = err.code;
+      this.errorMessage = err.detail;
+      if (!this.aborted) this.res.close();
+      this.finish();
+      return;
+    }
+    log.warn({ code: err.code, base: err.base, state: stateName(err.state), api: this.api?.def.id, path: this.path, reason: err.reason, backend: this.target?.url },
+      err.message);
+    this.fault({
+      code: err.code,
+      status: err.status,
+      message: TRANSPORT_ERRORS[err.base]!.detail,
+      description: err.description,
+      sequence: this.api?.def.faultSequence ?? 'fault',
+    });
+  }
+
+  // ---- faults and local answers ------------------------------------------------------------------------
+
+  /** Answers the call with a fault rendered by its sequence. */
+  fault(info: FaultInfo): void {
+    if (this.finished) return;
+    this.errorCode = info.code;
+    this.errorMessage = info.message;
+    if (this.exchange !== null) { this.exchange.abort(); this.exchange = null; }
+    if (this.aborted) { this.finish(); return; }
+    if (this.responseStarted) { this.res.close(); this.finish(); return; }
+    const rendered = this.gw.faults.render(info, this.facts());
+    this.respond(rendered.status, rendered.headers, rendered.body);
+  }
+
+  /** Answers the call locally (faults, CORS preflight). The request body, if any, is not read. */
+  respond(status: number, headers: readonly (readonly [string, string])[], body: Buffer | null): void {
+    if (this.finished) return;
+    this.respStatus = status;
+    if (this.aborted) { this.finish(); return; }
+    const res = this.res;
+    this.responseStarted = true;
+    res.cork(() => {
+      res.writeStatus(statusLine(status));
+      for (const [k, v] of headers) res.writeHeader(k, v);
+      const extra = this.extraResponseHeaders;
+      for (let i = 0; i < extra.length; i += 2) res.writeHeader(extra[i]!, extra[i + 1]!);
+      // The request body was not read: close rather than guess where the next request starts.
+      const close = this.hasBody && !this.bodyComplete;
+      if (body === null) res.endWithoutBody(0, close);
+      else res.end(body, close);
+    });
+    this.respBytes = body?.length ?? 0;
+    this.finish();
+  }
+
+  facts(): FaultFacts {
+    const api = this.api?.def;
+    return {
+      method: this.method,
+      path: this.path,
+      clientIp: this.clientIp,
+      ...(api ? { apiName: api.name, apiVersion: api.version, apiContext: api.context } : {}),
+      ...(this.resource ? { resource: this.resource.def.uriTemplate } : {}),
+      ...(this.auth ? { application: this.auth.application, user: this.auth.user } : {}),
+    };
+  }
+
+  /** The message is over for the gateway: release the worker slot, publish the call. Runs once. */
+  finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.phase = MessagePhase.DONE;
+    this.pendingBody = null;
+    this.stash = null;
+    this.gw.onMessageDone(this);
+  }
+
+  /** The global timeout passed with no complete response: answer 504 and drop what comes later. */
+  timedOut(limitMs: number): void {
+    if (this.finished) return;
+    const state = this.exchange?.state ?? ProtocolState.REQUEST_READY;
+    this.gw.log.warn({ api: this.api?.def.id, path: this.path, state: stateName(state), limitMs },
+      'no complete response within synapse.global_timeout_interval; the late response will be dropped');
+    const err = new BackendTransportError(TransportErrorCode.CONNECTION_TIMED_OUT, state, 'global timeout');
+    if (this.responseStarted) { this.onError(err); return; }
+    this.fault({ code: err.code, status: 504, message: err.detail, description: err.description, sequence: this.api?.def.faultSequence ?? 'fault' });
+  }
+}
+
+function contentLengthOf(headers: readonly string[]): number {
+  for (let i = 0; i < headers.length; i += 2) {
+    if (headers[i]!.toLowerCase() === 'content-length') return Number(headers[i + 1]);
+  }
+  return -1;
+}

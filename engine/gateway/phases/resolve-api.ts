@@ -1,0 +1,46 @@
+import { ApiRouter } from '../api-router.js';
+import type { MessageContext } from '../message-context.js';
+import { PhaseResult, type GatewayPhase } from '../phase.js';
+import type { DeployedApis } from '../deployed-apis.js';
+
+/**
+ * Finds the API by /<context>/<version> and the resource by verb and uri template. No API: the main
+ * sequence's 404. A BLOCKED API: 700700 with 503. No resource: 900906 with 403 through
+ * _resource_mismatch_handler_. Also picks the production endpoint, which the key-type check may change.
+ */
+export class ResolveApiPhase implements GatewayPhase {
+  readonly name = 'resolve-api';
+
+  constructor(private readonly deployed: DeployedApis) {}
+
+  onRequest(ctx: MessageContext): PhaseResult {
+    const match = this.deployed.router.findApi(ctx.path);
+    if (match === null) {
+      ctx.fault({ code: 404, status: 404, message: 'Not Found', description: `No API is deployed for the path ${ctx.path}`, sequence: 'main' });
+      return PhaseResult.STOP;
+    }
+    const api = match.api;
+    ctx.api = api;
+    ctx.resourcePath = match.resourcePath;
+    if (api.def.lifecycleState === 'BLOCKED') {
+      ctx.fault({ code: 700700, status: 503, message: 'API blocked',
+        description: 'This API has been blocked temporarily. Please try again later or contact the system administrators.', sequence: 'fault' });
+      return PhaseResult.STOP;
+    }
+    if (api.def.lifecycleState === 'RETIRED' || api.def.lifecycleState === 'CREATED') {
+      ctx.fault({ code: 404, status: 404, message: 'Not Found', description: `The API ${api.def.id} is not published`, sequence: 'main' });
+      return PhaseResult.STOP;
+    }
+    // CORS preflight may have no OPTIONS resource of its own; the CORS phase decides for OPTIONS.
+    const resource = ApiRouter.findResource(api, ctx.method, match.resourcePath, ctx.pathParams);
+    if (resource === null) {
+      if (ctx.method === 'OPTIONS' && ApiRouter.hasPath(api, match.resourcePath)) return PhaseResult.CONTINUE;
+      ctx.fault({ code: 900906, status: 403, message: 'No matching resource found for given API Request',
+        description: `No matching resource found in the API for the given request (${ctx.method} ${match.resourcePath})`, sequence: '_resource_mismatch_handler_' });
+      return PhaseResult.STOP;
+    }
+    ctx.resource = resource;
+    ctx.target = this.deployed.production(api);
+    return PhaseResult.CONTINUE;
+  }
+}

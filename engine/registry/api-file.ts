@@ -1,0 +1,88 @@
+import path from 'node:path';
+import type { ApiDefinition, AuthType, CorsOverride, ResourceDefinition } from './types.js';
+import { DeclarativeFileError, Fields, readTomlFile } from './toml-file.js';
+
+const API_TYPES = ['HTTP', 'GRAPHQL', 'WS'] as const;
+const STATES = ['CREATED', 'PUBLISHED', 'BLOCKED', 'DEPRECATED', 'RETIRED', 'PROTOTYPED'] as const;
+const AUTH_TYPES: readonly AuthType[] = ['None', 'Application', 'Application User', 'Application & Application User'];
+const VERBS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'] as const;
+const KNOWN_FIELDS = new Set(['name', 'context', 'version', 'type', 'lifecycle_state', 'throttling_policy', 'endpoints', 'resources',
+  'in_sequence', 'out_sequence', 'fault_sequence', 'cors', 'backend_max_tps', 'client_certificates', 'description']);
+
+function endpointUrl(f: Fields, obj: Record<string, unknown>, name: string, type: string): string | undefined {
+  const v = f.string(obj, name);
+  if (v === undefined) return undefined;
+  let u: URL;
+  try { u = new URL(v); } catch { throw new DeclarativeFileError(f.file, `endpoints.${name}: "${v}" is not a URL`); }
+  const ok = type === 'WS' ? ['ws:', 'wss:', 'http:', 'https:'] : ['http:', 'https:'];
+  if (!ok.includes(u.protocol)) throw new DeclarativeFileError(f.file, `endpoints.${name}: scheme ${u.protocol} is not supported for a ${type} API`);
+  return v;
+}
+
+/** Parses and checks one API definition file (format: docs/declarative-files.md). */
+export function parseApiDefinition(doc: Record<string, unknown>, file: string): ApiDefinition {
+  const f = new Fields(file);
+  for (const k of Object.keys(doc)) if (!KNOWN_FIELDS.has(k)) throw new DeclarativeFileError(file, `unknown field "${k}"`);
+  const name = f.string(doc, 'name', true);
+  const version = f.string(doc, 'version', true);
+  let context = f.string(doc, 'context', true).trim();
+  if (!context.startsWith('/')) context = '/' + context;
+  context = context.replace(/\/+$/, '');
+  if (context === '' || /[\s?#{}*]/.test(context)) throw new DeclarativeFileError(file, `context "${context}" must be a path such as /pizzashack`);
+  if (/[\s/?#]/.test(version)) throw new DeclarativeFileError(file, `version "${version}" must be one path segment such as 1.0.0`);
+  const type = f.oneOf(doc, 'type', API_TYPES, 'HTTP');
+  const endpoints = f.table(doc, 'endpoints') ?? {};
+  const ef = f.nested('endpoints');
+  const production = endpointUrl(ef, endpoints, 'production', type);
+  const sandbox = endpointUrl(ef, endpoints, 'sandbox', type);
+  const resources: ResourceDefinition[] = f.tables(doc, 'resources').map((r, i) => {
+    const rf = f.nested(`resources[${i}]`);
+    const verb = rf.oneOf(r, 'verb', VERBS, 'GET');
+    const uriTemplate = rf.string(r, 'uri_template', true).trim();
+    if (!uriTemplate.startsWith('/')) throw new DeclarativeFileError(file, `resources[${i}].uri_template "${uriTemplate}" must start with /`);
+    return {
+      verb,
+      uriTemplate,
+      authType: rf.oneOf(r, 'auth_type', AUTH_TYPES, 'Application & Application User'),
+      throttlingPolicy: rf.string(r, 'throttling_policy') ?? 'Unlimited',
+      scopes: rf.strings(r, 'scopes'),
+    };
+  });
+  if (resources.length === 0) throw new DeclarativeFileError(file, 'an API needs at least one [[resources]] entry');
+  const corsTable = f.table(doc, 'cors');
+  let cors: CorsOverride | undefined;
+  if (corsTable) {
+    const cf = f.nested('cors');
+    cors = {
+      enabled: cf.boolean(corsTable, 'enable', true),
+      allowOrigins: cf.strings(corsTable, 'allow_origins'),
+      allowMethods: cf.strings(corsTable, 'allow_methods'),
+      allowHeaders: cf.strings(corsTable, 'allow_headers'),
+      allowCredentials: cf.boolean(corsTable, 'allow_credentials', false),
+    };
+    if (cors.allowCredentials && cors.allowOrigins.includes('*')) throw new DeclarativeFileError(file, 'cors.allow_credentials = true needs explicit allow_origins, not "*"');
+  }
+  const backendMaxTps = f.number(doc, 'backend_max_tps');
+  const inSequence = f.string(doc, 'in_sequence');
+  const outSequence = f.string(doc, 'out_sequence');
+  const faultSequence = f.string(doc, 'fault_sequence');
+  return {
+    id: `${name}:${version}`,
+    name, context, version, type,
+    lifecycleState: f.oneOf(doc, 'lifecycle_state', STATES, 'PUBLISHED'),
+    throttlingPolicy: f.string(doc, 'throttling_policy') ?? 'Unlimited',
+    endpoints: { ...(production ? { production } : {}), ...(sandbox ? { sandbox } : {}) },
+    resources,
+    ...(inSequence ? { inSequence } : {}),
+    ...(outSequence ? { outSequence } : {}),
+    ...(faultSequence ? { faultSequence } : {}),
+    ...(cors ? { cors } : {}),
+    ...(backendMaxTps !== undefined ? { backendMaxTps } : {}),
+    ...(doc['client_certificates'] !== undefined ? { clientCertificates: f.strings(doc, 'client_certificates') } : {}),
+    source: path.resolve(file),
+  };
+}
+
+export function readApiFile(file: string): ApiDefinition {
+  return parseApiDefinition(readTomlFile(file), file);
+}

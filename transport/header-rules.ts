@@ -1,0 +1,151 @@
+import type { HttpResponse } from 'uWebSockets.js';
+import { BodyMode } from './sender/sender-handler.js';
+import { hostMatches } from './sender/proxy-rules.js';
+
+/** The parts of a call the header rules read; MessageContext provides them. */
+export interface HeaderSource {
+  readonly method: string;
+  readonly path: string;
+  readonly query: string;
+  readonly reqHeaders: readonly string[];
+  readonly clientIp: string;
+  readonly secure: boolean;
+  readonly resourcePath: string;
+  readonly extraBackendHeaders: readonly string[];
+  readonly removedBackendHeaders: readonly string[];
+}
+
+export interface HeaderTarget {
+  readonly basePath: string;
+  readonly hostHeader: string;
+  readonly absolutePrefix: string;
+}
+
+export interface HeaderRulesSettings {
+  readonly userAgentPreserve: boolean;
+  readonly serverPreserve: boolean;
+  readonly disableKeepAlive: boolean;
+  /** Backend hosts (patterns) whose 5xx answers are logged as warnings; `*` for all. */
+  readonly warnOnHttp500: readonly string[];
+  /** [apim.transport_headers] excludeRequestHeaders: removed from responses to the client. */
+  readonly excludeFromClientResponse: readonly string[];
+  /** [apim.transport_headers] excludeResponseHeaders: removed from requests to the backend. */
+  readonly excludeFromBackendRequest: readonly string[];
+}
+
+/** RFC 9110 §7.6.1 hop-by-hop fields, and the framing fields the gateway writes itself. */
+const REQUEST_DROP = new Set([
+  'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade',
+  'proxy-authorization', 'proxy-authenticate', 'host', 'content-length', 'expect', 'http2-settings',
+]);
+const RESPONSE_DROP = new Set([
+  'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade',
+  'proxy-authenticate', 'content-length', 'date',
+]);
+
+export const SLUICE_USER_AGENT = 'Synapse-PT-HttpComponents-NIO';
+export const SLUICE_SERVER = 'Sluice-PassThrough-HTTP';
+
+/**
+ * Header rules of the pass-through engine, both ways: hop-by-hop fields removed, X-Forwarded-* added, Host
+ * rewritten for the backend, [passthru_http] http.user.agent.preserve / http.server.preserve applied.
+ */
+export class HeaderRules {
+  private readonly requestDrop: Set<string>;
+  private readonly responseDrop: Set<string>;
+
+  constructor(readonly settings: HeaderRulesSettings) {
+    this.requestDrop = new Set([...REQUEST_DROP, ...settings.excludeFromBackendRequest.map((h) => h.toLowerCase())]);
+    if (!settings.userAgentPreserve) this.requestDrop.add('user-agent');
+    this.responseDrop = new Set([...RESPONSE_DROP, ...settings.excludeFromClientResponse.map((h) => h.toLowerCase())]);
+    if (!settings.serverPreserve) this.responseDrop.add('server');
+  }
+
+  warnOnHttp500(host: string): boolean {
+    const w = this.settings.warnOnHttp500;
+    return w.length > 0 && w.some((p) => hostMatches(p, host));
+  }
+
+  dropsRequestHeader(lowerName: string): boolean {
+    return this.requestDrop.has(lowerName);
+  }
+
+  dropsResponseHeader(lowerName: string): boolean {
+    return this.responseDrop.has(lowerName);
+  }
+}
+
+/** Names listed in a Connection header are hop-by-hop too (RFC 9110 §7.6.1). */
+function connectionListed(headers: readonly string[]): string[] | null {
+  let out: string[] | null = null;
+  for (let i = 0; i < headers.length; i += 2) {
+    if (headers[i] !== 'connection') continue;
+    for (const t of headers[i + 1]!.split(',')) {
+      const n = t.trim().toLowerCase();
+      if (n && n !== 'close' && n !== 'keep-alive') (out ??= []).push(n);
+    }
+  }
+  return out;
+}
+
+/** The request line and headers for the backend, as one latin1 string ending in the blank line. */
+export function buildBackendHead(src: HeaderSource, target: HeaderTarget, rules: HeaderRules, mode: BodyMode, length: number): string {
+  const resource = src.resourcePath === '/' && target.basePath !== '' ? '' : src.resourcePath;
+  let head = `${src.method} ${target.absolutePrefix}${target.basePath}${resource === '' && target.basePath === '' ? '/' : resource}${src.query ? '?' + src.query : ''} HTTP/1.1\r\nhost: ${target.hostHeader}\r\n`;
+  const h = src.reqHeaders;
+  const listed = connectionListed(h);
+  const removed = src.removedBackendHeaders;
+  let xff: string | undefined;
+  let xfProto: string | undefined;
+  let xfHost: string | undefined;
+  let originalHost = '';
+  for (let i = 0; i < h.length; i += 2) {
+    const name = h[i]!;
+    if (name === 'host') { originalHost = h[i + 1]!; continue; }
+    if (rules.dropsRequestHeader(name)) continue;
+    if (listed !== null && listed.includes(name)) continue;
+    if (removed.length !== 0 && removed.includes(name)) continue;
+    if (name === 'x-forwarded-for') { xff = xff === undefined ? h[i + 1] : `${xff}, ${h[i + 1]}`; continue; }
+    if (name === 'x-forwarded-proto') { xfProto = h[i + 1]; continue; }
+    if (name === 'x-forwarded-host') { xfHost = h[i + 1]; continue; }
+    head += `${name}: ${h[i + 1]}\r\n`;
+  }
+  const extra = src.extraBackendHeaders;
+  for (let i = 0; i < extra.length; i += 2) head += `${extra[i]}: ${extra[i + 1]}\r\n`;
+  head += `x-forwarded-for: ${xff === undefined ? src.clientIp : `${xff}, ${src.clientIp}`}\r\n`;
+  head += `x-forwarded-proto: ${xfProto ?? (src.secure ? 'https' : 'http')}\r\n`;
+  if (originalHost !== '' || xfHost !== undefined) head += `x-forwarded-host: ${xfHost ?? originalHost}\r\n`;
+  if (!rules.settings.userAgentPreserve) head += `user-agent: ${SLUICE_USER_AGENT}\r\n`;
+  if (mode === BodyMode.CONTENT_LENGTH) head += `content-length: ${length}\r\n`;
+  else if (mode === BodyMode.CHUNKED) head += 'transfer-encoding: chunked\r\n';
+  if (rules.settings.disableKeepAlive) head += 'connection: close\r\n';
+  return head + '\r\n';
+}
+
+/**
+ * Writes the backend's status line and headers to the client in one uWS call: uWS writes
+ * `HTTP/1.1 <status>\r\n` around what writeStatus gets, so the header block rides along with the status.
+ * llhttp has already refused CR/LF inside names and values. Bytes stay as the backend sent them (latin1).
+ */
+export function writeResponseHead(res: HttpResponse, status: number, statusText: string, headers: readonly string[], rules: HeaderRules, extra: readonly string[]): void {
+  let block = statusText ? `${status} ${statusText}` : String(status);
+  const listed = connectionListed(lowerNames(headers));
+  for (let i = 0; i < headers.length; i += 2) {
+    const name = headers[i]!;
+    const lower = name.toLowerCase();
+    if (rules.dropsResponseHeader(lower)) continue;
+    if (listed !== null && listed.includes(lower)) continue;
+    block += `\r\n${name}: ${headers[i + 1]}`;
+  }
+  for (let i = 0; i < extra.length; i += 2) block += `\r\n${extra[i]}: ${extra[i + 1]}`;
+  if (!rules.settings.serverPreserve) block += `\r\nserver: ${SLUICE_SERVER}`;
+  res.writeStatus(Buffer.from(block, 'latin1'));
+}
+
+function lowerNames(headers: readonly string[]): string[] {
+  // Only the Connection header's value matters here; find it case-insensitively without copying values.
+  for (let i = 0; i < headers.length; i += 2) {
+    if (headers[i]!.length === 10 && headers[i]!.toLowerCase() === 'connection') return ['connection', headers[i + 1]!];
+  }
+  return [];
+}

@@ -1,0 +1,302 @@
+import net from 'node:net';
+import tls from 'node:tls';
+import { ProtocolState } from '../protocol-state.js';
+import { BackendTransportError, TransportErrorCode, baseForSocketError } from '../transport-errors.js';
+import { BodyMode } from './sender-handler.js';
+import {
+  HTTPParser, SKIP_BODY, kOnBody, kOnHeaders, kOnHeadersComplete, kOnMessageComplete, type LlhttpParser,
+} from './http-parser.js';
+import type { Exchange } from './exchange.js';
+import type { HostPool } from './host-pool.js';
+
+const CRLF = '\r\n';
+const LAST_CHUNK = Buffer.from('0\r\n\r\n', 'latin1');
+
+/**
+ * One HTTP/1.1 connection to a backend: carries one exchange at a time (no pipelining), parses responses
+ * with llhttp, and goes back to its pool's idle list when both the request and the response are complete
+ * and both sides allow keep-alive.
+ */
+export class BackendConnection {
+  readonly socket: net.Socket;
+  private readonly parser: LlhttpParser;
+  exchange: Exchange | null = null;
+  connected = false;
+  /** Carried at least one exchange before the current one: a failure before any reply may be a stale close. */
+  reused = false;
+  private closed = false;
+  private keepAlive = false;
+  private skipBody = false;
+  private informational = false;
+  private requestComplete = false;
+  private responseComplete = false;
+  private writing = false;
+  private headerParts: string[] | null = null;
+  private connectTimer: NodeJS.Timeout | null = null;
+  /** The last reply ended before the request did: the connection cannot be reused. */
+  private earlyReply = false;
+
+  constructor(readonly pool: HostPool, readBuffer: Buffer) {
+    const o = pool.options;
+    this.parser = new HTTPParser();
+    this.parser.initialize(HTTPParser.RESPONSE, {}, o.maxHeaderSize, 0);
+    this.parser[kOnHeaders] = this.onParserHeaders;
+    this.parser[kOnHeadersComplete] = this.onParserHeadersComplete;
+    this.parser[kOnBody] = this.onParserBody;
+    this.parser[kOnMessageComplete] = this.onParserMessageComplete;
+    const onread = { buffer: readBuffer, callback: this.onRead };
+    const target = o.proxy ?? { host: o.host, port: o.port };
+    if (o.tls && !o.proxy) {
+      // node:tls takes `onread` as net does (documented for tls.connect), the typings lag behind.
+      this.socket = tls.connect({ ...o.tls, host: o.host, port: o.port, onread } as tls.ConnectionOptions);
+      this.socket.once('secureConnect', this.onConnected);
+    } else {
+      this.socket = net.connect({ host: target.host, port: target.port, onread, noDelay: true });
+      this.socket.once('connect', o.tls ? this.onTunnelSocket : this.onConnected);
+    }
+    this.socket.setNoDelay(true);
+    this.socket.on('error', this.onSocketError);
+    this.socket.on('close', this.onSocketClose);
+    this.socket.on('drain', this.onSocketDrain);
+    this.socket.on('timeout', this.onSocketTimeout);
+    this.connectTimer = setTimeout(this.onConnectTimeout, o.connectTimeoutMs);
+  }
+
+  // ---- connection set-up ----------------------------------------------------------------------------
+
+  private readonly onConnected = (): void => {
+    if (this.connectTimer) { clearTimeout(this.connectTimer); this.connectTimer = null; }
+    this.connected = true;
+    this.socket.setTimeout(this.pool.options.socketTimeoutMs);
+    this.pool.onConnectionReady(this);
+  };
+
+  /** HTTPS through a forward proxy: CONNECT, then TLS over the tunnel (no onread buffer for TLS here). */
+  private readonly onTunnelSocket = (): void => {
+    const o = this.pool.options;
+    const auth = o.proxy?.authorization ? `proxy-authorization: ${o.proxy.authorization}${CRLF}` : '';
+    this.socket.write(`CONNECT ${o.host}:${o.port} HTTP/1.1${CRLF}host: ${o.host}:${o.port}${CRLF}${auth}${CRLF}`);
+    this.tunnelWanted = true;
+  };
+
+  private tunnelWanted = false;
+  private tunnelHead = '';
+  private tlsOverTunnel: tls.TLSSocket | null = null;
+
+  private readTunnelReply(data: Buffer): void {
+    this.tunnelHead += data.toString('latin1');
+    const end = this.tunnelHead.indexOf('\r\n\r\n');
+    if (end < 0) {
+      if (this.tunnelHead.length > 16384) this.fail(TransportErrorCode.CONNECTION_FAILED, 'proxy CONNECT reply too long');
+      return;
+    }
+    const status = Number(this.tunnelHead.slice(9, 12));
+    this.tunnelWanted = false;
+    if (status !== 200) {
+      this.fail(TransportErrorCode.CONNECTION_FAILED, `proxy refused CONNECT: ${this.tunnelHead.split(CRLF)[0]}`);
+      return;
+    }
+    const o = this.pool.options;
+    this.socket.removeListener('drain', this.onSocketDrain);
+    const secure = tls.connect({ ...o.tls!, socket: this.socket });
+    this.tlsOverTunnel = secure;
+    secure.on('data', (d: Buffer) => { this.onRead(d.length, d); });
+    secure.on('error', this.onSocketError);
+    secure.on('drain', this.onSocketDrain);
+    secure.once('secureConnect', this.onConnected);
+  }
+
+  private get out(): net.Socket {
+    return this.tlsOverTunnel ?? this.socket;
+  }
+
+  // ---- exchanges --------------------------------------------------------------------------------------
+
+  /** Starts an exchange on this (connected, idle) connection. */
+  assign(ex: Exchange): void {
+    this.exchange = ex;
+    this.requestComplete = false;
+    this.responseComplete = false;
+    this.earlyReply = false;
+    this.keepAlive = false;
+    this.skipBody = ex.req.isHead;
+    ex.attach(this);
+  }
+
+  /** Writes the request head (REQUEST_HEAD). */
+  writeHead(head: string): boolean {
+    this.writing = true;
+    return this.out.write(head, 'latin1');
+  }
+
+  writeBody(chunk: Buffer, mode: BodyMode): boolean {
+    this.writing = true;
+    if (mode === BodyMode.CHUNKED) {
+      if (chunk.length === 0) return true;
+      const out = this.out;
+      out.cork();
+      out.write(chunk.length.toString(16) + CRLF, 'latin1');
+      out.write(chunk);
+      const ok = out.write(CRLF, 'latin1');
+      out.uncork();
+      return ok;
+    }
+    return this.out.write(chunk);
+  }
+
+  endBody(mode: BodyMode): void {
+    if (mode === BodyMode.CHUNKED) this.out.write(LAST_CHUNK);
+    this.writing = false;
+    this.requestComplete = true;
+    if (this.responseComplete) this.finishExchange();
+  }
+
+  pauseReading(): void { this.out.pause(); }
+  resumeReading(): void { this.out.resume(); }
+
+  /** The owner gave up on the exchange (client gone): the connection cannot be trusted for reuse. */
+  abandon(): void {
+    this.exchange = null;
+    this.destroy();
+  }
+
+  // ---- reading ----------------------------------------------------------------------------------------
+
+  private readonly onRead = (n: number, buf: Buffer): boolean => {
+    if (this.tunnelWanted) { this.readTunnelReply(Buffer.from(buf.subarray(0, n))); return true; }
+    if (this.exchange === null) {
+      // Bytes from a backend with no request outstanding: it is not speaking HTTP correctly.
+      this.destroy();
+      return false;
+    }
+    const r = this.parser.execute(buf.subarray(0, n));
+    if (typeof r !== 'number') {
+      const code = (r as Error & { code?: string }).code ?? 'HPE_ERROR';
+      this.fail(TransportErrorCode.NHTTP_PROTOCOL_VIOLATION, `invalid response from the backend: ${code}`);
+      return false;
+    }
+    return this.exchange === null || !this.exchange.readPaused;
+  };
+
+  private readonly onParserHeaders = (headers: string[]): void => {
+    // llhttp hands over headers in groups of 32 when a head is long.
+    if (this.headerParts === null) this.headerParts = headers;
+    else for (let i = 0; i < headers.length; i++) this.headerParts.push(headers[i]!);
+  };
+
+  private readonly onParserHeadersComplete = (
+    _major: number, _minor: number, headers: string[] | undefined, _method: unknown, _url: unknown,
+    status: number, statusText: string, _upgrade: boolean, keepAlive: boolean,
+  ): number => {
+    let all = headers ?? [];
+    if (this.headerParts !== null) {
+      if (headers) for (let i = 0; i < headers.length; i++) this.headerParts.push(headers[i]!);
+      all = this.headerParts;
+      this.headerParts = null;
+    }
+    if (status >= 100 && status < 200 && status !== 101) {
+      // 100 Continue and friends: the real response follows on the same connection.
+      this.informational = true;
+      return 0;
+    }
+    this.keepAlive = keepAlive;
+    const ex = this.exchange;
+    if (ex) ex.onResponseHead(status, statusText, all, keepAlive);
+    return this.skipBody ? SKIP_BODY : 0;
+  };
+
+  private readonly onParserBody = (chunk: Buffer): void => {
+    const ex = this.exchange;
+    if (ex) ex.onResponseData(chunk);
+  };
+
+  private readonly onParserMessageComplete = (): void => {
+    if (this.informational) { this.informational = false; return; }
+    const ex = this.exchange;
+    if (!ex) return;
+    this.responseComplete = true;
+    if (!this.requestComplete) this.earlyReply = true;
+    ex.onResponseComplete();
+    if (this.requestComplete || this.earlyReply) this.finishExchange();
+  };
+
+  /** Both directions are over: back to the pool, or closed. */
+  private finishExchange(): void {
+    const ex = this.exchange;
+    this.exchange = null;
+    if (ex) ex.detach();
+    this.reused = true;
+    if (this.keepAlive && !this.earlyReply && this.pool.options.keepAlive && !this.closed) this.pool.release(this);
+    else this.destroy();
+  }
+
+  // ---- failures ---------------------------------------------------------------------------------------
+
+  private readonly onSocketError = (err: NodeJS.ErrnoException): void => {
+    const base = baseForSocketError(err.code, this.connected, this.writing);
+    this.fail(base, `${err.code ?? 'error'}: ${err.message}`);
+  };
+
+  private readonly onSocketClose = (): void => {
+    if (this.connectTimer) { clearTimeout(this.connectTimer); this.connectTimer = null; }
+    const ex = this.exchange;
+    if (ex && !this.closed) {
+      // A close-delimited body ends here; anything else was cut short.
+      if (ex.state >= ProtocolState.RESPONSE_HEAD) {
+        const r = this.parser.finish();
+        if (this.exchange === null) { this.closeQuietly(); return; }
+        if (r instanceof Error) { this.fail(TransportErrorCode.CONNECTION_CLOSED, 'backend closed mid-response'); return; }
+      }
+      if (this.exchange !== null) this.fail(TransportErrorCode.CONNECTION_CLOSED, 'backend closed the connection');
+    }
+    this.closeQuietly();
+  };
+
+  private readonly onSocketTimeout = (): void => {
+    if (this.exchange) this.fail(TransportErrorCode.CONNECTION_TIMED_OUT, `no input for ${this.pool.options.socketTimeoutMs} ms`);
+    else this.destroy();
+  };
+
+  private readonly onConnectTimeout = (): void => {
+    this.connectTimer = null;
+    if (!this.connected) this.fail(TransportErrorCode.CONNECT_TIMEOUT, `no connection within ${this.pool.options.connectTimeoutMs} ms`);
+  };
+
+  private readonly onSocketDrain = (): void => {
+    const ex = this.exchange;
+    if (ex) ex.onDrain();
+  };
+
+  private fail(base: TransportErrorCode, reason: string): void {
+    const ex = this.exchange;
+    this.exchange = null;
+    if (ex) {
+      this.destroy();
+      ex.detach();
+      ex.onFailure(base, reason, this.reused);
+      return;
+    }
+    if (!this.connected && !this.closed) this.pool.onConnectFailed(this, new BackendTransportError(base, ProtocolState.REQUEST_READY, reason));
+    this.destroy();
+  }
+
+  private closeQuietly(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.parser.close?.();
+    this.pool.onConnectionClosed(this);
+  }
+
+  destroy(): void {
+    if (this.connectTimer) { clearTimeout(this.connectTimer); this.connectTimer = null; }
+    if (!this.closed) {
+      this.socket.destroy();
+      this.tlsOverTunnel?.destroy();
+      this.closeQuietly();
+    }
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+}

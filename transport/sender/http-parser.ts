@@ -1,0 +1,42 @@
+import { createRequire } from 'node:module';
+
+/**
+ * Node's own HTTP/1.1 parser (llhttp, the C parser behind node:http), reached through `_http_common`
+ * the way node:http's client reaches it. Sluice parses backend responses with it instead of hand-written
+ * code; undici's dispatch costs about twice the CPU per proxied call (see docs/decisions.md).
+ */
+export interface LlhttpParser {
+  initialize(type: number, resource: object, maxHeaderSize: number, lenient: number): void;
+  execute(data: Buffer): number | Error;
+  finish(): number | Error | undefined;
+  close(): void;
+  free(): void;
+  remove(): void;
+  [index: number]: unknown;
+}
+
+interface LlhttpParserClass {
+  new (): LlhttpParser;
+  readonly REQUEST: number;
+  readonly RESPONSE: number;
+  readonly kOnMessageBegin: number;
+  readonly kOnHeaders: number;
+  readonly kOnHeadersComplete: number;
+  readonly kOnBody: number;
+  readonly kOnMessageComplete: number;
+  readonly kOnExecute: number;
+  readonly kLenientNone: number;
+}
+
+const require = createRequire(import.meta.url);
+export const HTTPParser = (require('_http_common') as { HTTPParser: LlhttpParserClass }).HTTPParser;
+
+export const kOnMessageBegin = HTTPParser.kOnMessageBegin | 0;
+export const kOnHeaders = HTTPParser.kOnHeaders | 0;
+export const kOnHeadersComplete = HTTPParser.kOnHeadersComplete | 0;
+export const kOnBody = HTTPParser.kOnBody | 0;
+export const kOnMessageComplete = HTTPParser.kOnMessageComplete | 0;
+export const kOnExecute = HTTPParser.kOnExecute | 0;
+
+/** The parser signals "do not expect a body" (responses to HEAD) by this return from on-headers-complete. */
+export const SKIP_BODY = 1;

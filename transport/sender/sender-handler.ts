@@ -1,0 +1,43 @@
+import type { BackendTransportError } from '../transport-errors.js';
+
+/**
+ * What the sender tells the owner of a message, named after the protocol events (undici's legacy
+ * dispatch handler names). Called synchronously from socket callbacks; none of them may throw.
+ */
+export interface SenderHandler {
+  /** A backend connection is assigned; the request head is being written (REQUEST_HEAD). */
+  onConnect(): void;
+  /** The request, body included, has been written (REQUEST_DONE). */
+  onRequestSent(): void;
+  /** A request body write that returned false may be followed by more writes now. */
+  onDrain(): void;
+  /**
+   * The response head (RESPONSE_HEAD). `headers` is flat: [name, value, name, value, ...], names as the
+   * backend wrote them.
+   */
+  onHeaders(status: number, statusText: string, headers: string[], keepAlive: boolean): void;
+  /** A chunk of the response body (RESPONSE_BODY). Return false to stop reading until `resume()`. */
+  onData(chunk: Buffer): boolean;
+  /** The response is complete (RESPONSE_DONE). */
+  onComplete(): void;
+  /** The exchange failed; no other callback follows. */
+  onError(err: BackendTransportError): void;
+}
+
+export const BodyMode = {
+  NONE: 0,
+  CONTENT_LENGTH: 1,
+  CHUNKED: 2,
+} as const;
+export type BodyMode = (typeof BodyMode)[keyof typeof BodyMode];
+
+/** A request ready to go on the wire. The owner builds the head (request line and headers). */
+export interface OutboundRequest {
+  /** Request line, headers and the blank line: `GET /x HTTP/1.1\r\nhost: b\r\n...\r\n\r\n`. */
+  readonly head: string;
+  readonly bodyMode: BodyMode;
+  /** The response to a HEAD request has no body whatever its headers say. */
+  readonly isHead: boolean;
+  /** Safe to send again on a fresh connection when a reused one turns out dead before any reply. */
+  readonly retryable: boolean;
+}
