@@ -60,9 +60,16 @@ export type Slot = (typeof Slot)[keyof typeof Slot];
 let corkTarget: MessageContext | null = null;
 let corkChunk: Buffer | null = null;
 let corkResult = true;
+let corkFn: (() => void) | null = null;
 const corkHead = (): void => { corkTarget!.writeHeadCorked(); };
 const corkData = (): void => { corkResult = corkTarget!.writeDataCorked(corkChunk!); };
 const corkEnd = (): void => { corkTarget!.endCorked(); };
+const corkBatch = (): void => {
+  const ctx = corkTarget!;
+  const fn = corkFn!;
+  ctx.inCork = true;
+  try { fn(); } finally { ctx.inCork = false; }
+};
 
 /**
  * One call through the gateway, from the uWS request to the end of the response: the request facts, what
@@ -129,6 +136,8 @@ export class MessageContext implements SenderHandler {
   private stashOffset = 0;
   private backendDone = false;
   respBytes = 0;
+  /** Inside a uWS cork: writes go straight to the batch. */
+  inCork = false;
   /** The fault that ended the call, for logs and the access log. */
   errorCode = 0;
   errorMessage = '';
@@ -302,6 +311,14 @@ export class MessageContext implements SenderHandler {
 
   onConnect(): void {}
 
+  batch(parse: () => void): void {
+    if (this.aborted || this.finished || this.inCork) { parse(); return; }
+    corkTarget = this;
+    corkFn = parse;
+    this.res.cork(corkBatch);
+    corkFn = null;
+  }
+
   onRequestSent(): void {}
 
   onDrain(): void {
@@ -327,6 +344,7 @@ export class MessageContext implements SenderHandler {
     if (status >= 500 && this.gw.headerRules.warnOnHttp500(this.target?.host ?? '')) {
       this.gw.log.warn({ status, api: this.api?.def.id, path: this.path }, 'backend answered with a server error');
     }
+    if (this.inCork) { this.writeHeadCorked(); return; }
     corkTarget = this;
     this.res.cork(corkHead);
   }
@@ -340,6 +358,7 @@ export class MessageContext implements SenderHandler {
   onData(chunk: Buffer): boolean {
     if (this.finished || this.aborted) return true;
     this.respBytes += chunk.length;
+    if (this.inCork) return this.writeDataCorked(chunk);
     corkTarget = this;
     corkChunk = chunk;
     this.res.cork(corkData);
@@ -389,6 +408,7 @@ export class MessageContext implements SenderHandler {
     this.backendDone = true;
     if (this.aborted) { this.finish(); return; }
     if (this.stash !== null) return; // the client's writable event finishes the response
+    if (this.inCork) { this.endCorked(); return; }
     corkTarget = this;
     this.res.cork(corkEnd);
   }

@@ -10,6 +10,12 @@ import type { Exchange } from './exchange.js';
 import type { HostPool } from './host-pool.js';
 
 const CRLF = '\r\n';
+
+// Module-level hand-over to the batch callback: no closure per read.
+let parseTarget: BackendConnection | null = null;
+let parseInput: Buffer | null = null;
+let parseResult: number | Error = 0;
+const runParse = (): void => { parseResult = parseTarget!.execute(parseInput!); };
 const LAST_CHUNK = Buffer.from('0\r\n\r\n', 'latin1');
 
 /**
@@ -164,12 +170,17 @@ export class BackendConnection {
 
   private readonly onRead = (n: number, buf: Buffer): boolean => {
     if (this.tunnelWanted) { this.readTunnelReply(Buffer.from(buf.subarray(0, n))); return true; }
+    if (this.closed) return false;
     if (this.exchange === null) {
       // Bytes from a backend with no request outstanding: it is not speaking HTTP correctly.
       this.destroy();
       return false;
     }
-    const r = this.parser.execute(buf.subarray(0, n));
+    parseTarget = this;
+    parseInput = buf.subarray(0, n);
+    this.exchange.handler.batch(runParse);
+    const r = parseResult;
+    parseInput = null;
     if (typeof r !== 'number') {
       const code = (r as Error & { code?: string }).code ?? 'HPE_ERROR';
       this.fail(TransportErrorCode.NHTTP_PROTOCOL_VIOLATION, `invalid response from the backend: ${code}`);
@@ -177,6 +188,11 @@ export class BackendConnection {
     }
     return this.exchange === null || !this.exchange.readPaused;
   };
+
+  /** Runs the parser over one read (inside the owner's output batch). */
+  execute(data: Buffer): number | Error {
+    return this.parser.execute(data);
+  }
 
   private readonly onParserHeaders = (headers: string[]): void => {
     // llhttp hands over headers in groups of 32 when a head is long.
@@ -283,9 +299,13 @@ export class BackendConnection {
   private closeQuietly(): void {
     if (this.closed) return;
     this.closed = true;
-    this.parser.close?.();
+    // Often called from inside parser.execute (a reply that ends the connection): freeing the parser
+    // under its own feet crashes the process, so it is freed once the current callback has returned.
+    queueMicrotask(this.freeParser);
     this.pool.onConnectionClosed(this);
   }
+
+  private readonly freeParser = (): void => { this.parser.close(); };
 
   destroy(): void {
     if (this.connectTimer) { clearTimeout(this.connectTimer); this.connectTimer = null; }
