@@ -30,6 +30,7 @@ export const SLUICE_KEYS = [
   // [sluice.log]
   key('sluice.log', 'level', 'string', { default: 'info', allowed: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], sluice: true }),
   key('sluice.log', 'format', 'string', { default: 'text', allowed: ['text', 'json'], sluice: true }),
+  key('sluice.log', 'console', 'boolean', { default: true, sluice: true, notes: 'also write the log to stdout' }),
   key('sluice.log', 'file', 'string', { default: 'repository/logs/sluice.log', sluice: true,
     notes: 'relative to the home; the log also goes to stdout' }),
 ] as const;

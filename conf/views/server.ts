@@ -51,6 +51,7 @@ export interface LogView {
   readonly level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
   readonly format: 'text' | 'json';
   readonly file: string;
+  readonly console: boolean;
 }
 
 export function logView(config: Config): LogView {
@@ -58,6 +59,7 @@ export function logView(config: Config): LogView {
     level: config.get('sluice.log.level') as LogView['level'],
     format: config.get('sluice.log.format') as LogView['format'],
     file: config.home.resolve(config.get('sluice.log.file')),
+    console: config.get('sluice.log.console'),
   };
 }
 

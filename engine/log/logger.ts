@@ -11,6 +11,8 @@ export interface LogSettings {
   readonly file?: string;
   /** Written in every line (`thread: "io-1"`). */
   readonly thread?: string;
+  /** Also to stdout (default true). */
+  readonly console?: boolean;
 }
 
 const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
@@ -44,13 +46,19 @@ class TextStream implements DestinationStream {
 export function createLogger(settings: LogSettings): Logger {
   const streams: { stream: DestinationStream; level: LevelWithSilent }[] = [];
   const wrap = (s: DestinationStream): DestinationStream => (settings.format === 'text' ? new TextStream(s) : s);
-  streams.push({ stream: wrap(pino.destination({ dest: 1, sync: false })), level: settings.level });
+  if (settings.console !== false) streams.push({ stream: wrap(pino.destination({ dest: 1, sync: false })), level: settings.level });
   if (settings.file) {
     fs.mkdirSync(path.dirname(settings.file), { recursive: true });
     streams.push({ stream: wrap(pino.destination({ dest: settings.file, sync: false, append: true, mkdir: true })), level: settings.level });
   }
   return pino(
-    { level: settings.level, base: settings.thread ? { thread: settings.thread } : {}, timestamp: pino.stdTimeFunctions.epochTime },
+    {
+      level: settings.level,
+      base: settings.thread ? { thread: settings.thread } : {},
+      timestamp: pino.stdTimeFunctions.epochTime,
+      // Secrets never reach a log line, whatever a caller passes.
+      redact: { paths: ['password', 'secret', 'token', 'authorization', '*.password', '*.secret', '*.token', '*.authorization', 'client_secret', '*.client_secret'], censor: '********' },
+    },
     pino.multistream(streams),
   );
 }

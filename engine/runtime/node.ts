@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { Config } from '../../conf/config.js';
 import { formatIssue } from '../../conf/errors.js';
 import { roles, ports, logView, passthruListeners } from '../../conf/typed-config.js';
@@ -6,18 +7,23 @@ import { LocalEventBus } from '../events/event-bus.js';
 import { startGateway, listenerTlsMaterial, type RunningGateway } from './gateway-role.js';
 
 export interface NodeOptions {
-  readonly sampleBackend: boolean;
+  readonly sampleBackend?: boolean;
+  /** Stop on SIGINT/SIGTERM (the CLI); tests stop the node themselves. */
+  readonly handleSignals?: boolean;
+  /** Log to this logger instead of the configured one (tests). */
+  readonly log?: Logger;
 }
 
 export interface RunningNode {
   /** Resolves with the exit code once the node has stopped. */
   readonly closed: Promise<number>;
+  readonly gateway: RunningGateway | null;
   stop(): Promise<void>;
 }
 
 /** One Sluice process: the roles server.server_role selects, until SIGINT or SIGTERM. */
-export async function startNode(config: Config, _opts: NodeOptions): Promise<RunningNode> {
-  const log = createLogger({ ...logView(config), thread: 'main' });
+export async function startNode(config: Config, opts: NodeOptions = {}): Promise<RunningNode> {
+  const log = opts.log ?? createLogger({ ...logView(config), thread: 'main' });
   for (const w of config.warnings) log.warn(formatIssue(w));
   const r = roles(config);
   const p = ports(config);
@@ -53,10 +59,12 @@ export async function startNode(config: Config, _opts: NodeOptions): Promise<Run
     log.flush();
     resolveClosed(0);
   };
-  const onSignal = (sig: string): void => { log.info({ signal: sig }, 'stopping: finishing calls in flight'); void stop(); };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  const keepAlive = setInterval(() => {}, 1 << 30);
-  void closed.then(() => clearInterval(keepAlive));
-  return { closed, stop };
+  if (opts.handleSignals !== false) {
+    const onSignal = (sig: string): void => { log.info({ signal: sig }, 'stopping: finishing calls in flight'); void stop(); };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    const keepAlive = setInterval(() => {}, 1 << 30);
+    void closed.then(() => clearInterval(keepAlive));
+  }
+  return { closed, gateway, stop };
 }
