@@ -5,11 +5,13 @@
  */
 import type { Config } from './config.js';
 import { roles, ports, logView } from './views/server.js';
+import { mediationView } from './views/mediation.js';
 
 export * from './views/server.js';
+export * from './views/mediation.js';
 
 /** Every view, built once: check-config uses it to find keys the operator set that nothing reads. */
-const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [roles, ports, logView];
+const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [roles, ports, logView, mediationView];
 
 export function buildAllViews(config: Config): void {
   for (const view of ALL_VIEWS) view(config);
