@@ -4,6 +4,7 @@
  * of another content type (payloadFactory xml + messageType application/json, as in seed 000's example).
  * Both run only when a mediator needs the body: a pass-through call never builds anything.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CodecLoadError } from './errors.js';
@@ -299,8 +300,10 @@ export class Codecs {
   }
 }
 
+const TEXT_SPECIAL = /[&<>]/g;
+
 function escapeText(s: string): string {
-  return s.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
+  return s.replace(TEXT_SPECIAL, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 }
 
 function scalarText(v: unknown): string {
@@ -351,6 +354,7 @@ export async function loadCodecs(settings: CodecSettings): Promise<Codecs> {
 
 async function importModule(ref: CodecModuleRef, home: string): Promise<Record<string, unknown>> {
   const file = path.isAbsolute(ref.module) ? ref.module : path.resolve(home, ref.module);
+  if (!fs.existsSync(file)) throw new CodecLoadError(ref.contentType, ref.module, `module not found: ${file}`);
   try {
     return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (err) {

@@ -125,7 +125,7 @@ class Compiler {
       };
       default: return (s) => {
         const t = s.trim();
-        if (!/^[+-]?\d+$/.test(t)) throw this.fail(line, 'property', `"${s}" is not an integer (type ${type})`);
+        if (!INTEGER.test(t)) throw this.fail(line, 'property', `"${s}" is not an integer (type ${type})`);
         return Number(t);
       };
     }
@@ -384,6 +384,12 @@ function escaped(get: StringFn): (m: MediationMessage) => string {
   return (m) => escapeXml(get(m) ?? '');
 }
 
+// Module-level regexes: a literal inside a function allocates a RegExp each time it is evaluated.
+const INTEGER = /^[+-]?\d+$/;
+// eslint-disable-next-line no-control-regex
+const JSON_SPECIAL = /["\\\u0000-\u001f]/;
+// eslint-disable-next-line no-control-regex
+const JSON_SPECIAL_ALL = /["\\\u0000-\u001f]/g;
 const JSON_SCALAR = /^(true|false|null|-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?)$/;
 const JSON_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
@@ -392,8 +398,6 @@ const JSON_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\b': '
  * them, and the other control characters as \u00XX (the reference leaves those, giving invalid JSON).
  */
 export function escapeJson(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  if (!/["\\\u0000-\u001f]/.test(s)) return s;
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/["\\\u0000-\u001f]/g, (c) => JSON_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (!JSON_SPECIAL.test(s)) return s;
+  return s.replace(JSON_SPECIAL_ALL, (c) => JSON_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -154,7 +154,9 @@ class SequenceParser {
       else if (c === '>') break;
     }
     if (s[i - 1] === '/') return '';
-    const close = s.lastIndexOf('</', end);
+    // `end` is exclusive and the element ends with `</name>`: search before its last two characters, or
+    // the parent's closing tag right after it would match.
+    const close = s.lastIndexOf('</', end - 3);
     return close > i ? s.slice(i + 1, close) : '';
   }
 

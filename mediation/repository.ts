@@ -173,9 +173,12 @@ export class SequenceRepository {
       const blamed = files.filter((f) => changed.has(f));
       for (const file of blamed.length ? blamed : files) {
         const ast = next.get(file)!;
-        const at = cycle.indexOf(ast.name);
-        problems.set(file, new SequenceDeployError(file, refLine(ast, cycle[at + 1]!), 'sequence',
-          `cycle of sequence references: ${cycle.join(' -> ')}`));
+        // The cycle as seen from this sequence: name -> ... -> name.
+        const ring = cycle.slice(0, -1);
+        const at = ring.indexOf(ast.name);
+        const fromHere = [...ring.slice(at), ...ring.slice(0, at), ast.name];
+        problems.set(file, new SequenceDeployError(file, refLine(ast, fromHere[1]!), 'sequence',
+          `cycle of sequence references: ${fromHere.join(' -> ')}`));
       }
     }
     return [...problems.values()];

@@ -85,8 +85,12 @@ export function textContent(el: XmlElement): string {
 
 // ---- serialisation ----
 
+const XML_SPECIAL = /[&<>"']/;
+const XML_SPECIAL_ALL = /[&<>"']/g;
+
 export function escapeXml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '"' ? '&quot;' : '&apos;'));
+  if (!XML_SPECIAL.test(s)) return s;
+  return s.replace(XML_SPECIAL_ALL, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '"' ? '&quot;' : '&apos;'));
 }
 
 export function serializeXml(el: XmlElement): string {
@@ -107,6 +111,7 @@ export interface XmlToJsonOptions {
   readonly preserveNamespaces?: boolean;
 }
 
+const WHOLE = /^-?\d+$/;
 const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 
 export function autoPrimitive(text: string, opts: XmlToJsonOptions): unknown {
@@ -115,7 +120,7 @@ export function autoPrimitive(text: string, opts: XmlToJsonOptions): unknown {
   if (text === 'false') return false;
   if (JSON_NUMBER.test(text)) {
     const n = Number(text);
-    if (Number.isSafeInteger(n) || !/^-?\d+$/.test(text)) return n;
+    if (Number.isSafeInteger(n) || !WHOLE.test(text)) return n;
   }
   return text;
 }
@@ -167,9 +172,12 @@ function elementValue(el: XmlElement, opts: XmlToJsonOptions): unknown {
 
 // ---- JSON -> XML ----
 
+const NOT_NAME_CHAR = /[^A-Za-z0-9_.\-:]/g;
+const NAME_START_CHAR = /^[A-Za-z_]/;
+
 function xmlName(key: string): string {
-  let n = key.replace(/[^A-Za-z0-9_.\-:]/g, '_');
-  if (!/^[A-Za-z_]/.test(n)) n = `_${n}`;
+  let n = key.replace(NOT_NAME_CHAR, '_');
+  if (!NAME_START_CHAR.test(n)) n = `_${n}`;
   return n;
 }
 
