@@ -6,15 +6,17 @@
 import type { Config } from './config.js';
 import { roles, ports, logView } from './views/server.js';
 import { listenerTls, senderTls } from './views/tls.js';
-import { passthruView, passthruListeners, senderProxies, mediationTimeoutMs } from './views/passthru.js';
+import { passthruView, passthruListeners, senderProxies } from './views/passthru.js';
+import { mediationView } from './views/mediation.js';
 
 export * from './views/server.js';
 export * from './views/tls.js';
 export * from './views/passthru.js';
+export * from './views/mediation.js';
 
 /** Every view, built once: check-config uses it to find keys the operator set that nothing reads. */
 const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [
-  roles, ports, logView, listenerTls, senderTls, passthruView, passthruListeners, senderProxies, mediationTimeoutMs,
+  roles, ports, logView, listenerTls, senderTls, passthruView, passthruListeners, senderProxies, mediationView,
 ];
 
 export function buildAllViews(config: Config): void {

@@ -131,8 +131,3 @@ export function senderProxies(config: Config): { readonly http: SenderProxyView;
     },
   };
 }
-
-/** [mediation] synapse.global_timeout_interval: a response later than this is dropped with a warning. */
-export function mediationTimeoutMs(config: Config): number {
-  return config.get('mediation.synapse.global_timeout_interval');
-}

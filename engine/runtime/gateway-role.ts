@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../../conf/config.js';
-import { hostname, listenerTls, logView, mediationTimeoutMs, passthruListeners, passthruView, senderProxies, senderTls } from '../../conf/typed-config.js';
+import { hostname, listenerTls, logView, mediationView, passthruListeners, passthruView, senderProxies, senderTls } from '../../conf/typed-config.js';
 import { loadKeyMaterial, loadTrustedCertificates } from '../../transport/tls/key-store.js';
 import { prepareServerTls, removeGeneratedFiles, type ServerTlsMaterial } from '../../transport/tls/server-tls.js';
 import { DeclarativeDirectory } from '../registry/declarative-directory.js';
@@ -62,7 +62,7 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
       excludeFromClientResponse: [],
       excludeFromBackendRequest: [],
     },
-    globalTimeoutMs: mediationTimeoutMs(config),
+    globalTimeoutMs: mediationView(config).globalTimeoutMs,
     apis: initial,
   });
   const count = passthru.ioThreads;
