@@ -48,19 +48,3 @@ export function statusLine(status: number): string {
   const reason = REASONS[status];
   return reason ? `${status} ${reason}` : String(status);
 }
-
-/** The seed's default fault body, used when no sequence can render one. */
-export function defaultFaultBody(code: number, message: string, description: string): Buffer {
-  return Buffer.from(JSON.stringify({ fault: { code, type: 'Status report', message, description } }));
-}
-
-/** Renders the seed's default JSON fault body: the behaviour of the shipped sequences, without them. */
-export class DefaultFaultRenderer implements FaultRenderer {
-  render(fault: FaultInfo): RenderedFault {
-    return {
-      status: fault.status,
-      headers: [['content-type', 'application/json; charset=UTF-8'], ...(fault.headers ?? [])],
-      body: defaultFaultBody(fault.code, fault.message, fault.description),
-    };
-  }
-}

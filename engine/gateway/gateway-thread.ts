@@ -7,7 +7,9 @@ import type { SenderProxyView, PassthruView, ListenerView } from '../../conf/vie
 import type { ApiDefinition } from '../registry/types.js';
 import { SenderPools, type SenderSettings } from './backend-target.js';
 import { DeployedApis } from './deployed-apis.js';
-import { DefaultFaultRenderer, type FaultRenderer } from './fault.js';
+import type { FaultRenderer } from './fault.js';
+import { SequenceFaultRenderer } from './sequence-faults.js';
+import { SequenceRegistry, type SequenceSet, type Codecs } from '../../mediation/index.js';
 import { MessageContext, MessagePhase, Slot, type GatewayRuntime } from './message-context.js';
 import type { GatewayPhase } from './phase.js';
 import { ResolveApiPhase } from './phases/resolve-api.js';
@@ -35,6 +37,7 @@ export interface GatewayThreadInit {
   readonly headers: HeaderRulesSettings;
   readonly globalTimeoutMs: number;
   readonly apis: readonly ApiDefinition[];
+  readonly sequences: SequenceSet;
 }
 
 let headerSink: string[] = [];
@@ -58,7 +61,7 @@ const collectHeader = (name: string, value: string): void => {
  */
 export class GatewayThread implements GatewayRuntime {
   readonly phases: GatewayPhase[];
-  readonly faults: FaultRenderer;
+  readonly faults: SequenceFaultRenderer;
   readonly headerRules: HeaderRules;
   readonly workerPool: WorkerPool;
   readonly ioBufferSize: number;
@@ -75,14 +78,14 @@ export class GatewayThread implements GatewayRuntime {
   private acceptingPaused = false;
   requests = 0;
 
-  constructor(readonly uws: Uws, readonly init: GatewayThreadInit, readonly log: Logger) {
+  constructor(readonly uws: Uws, readonly init: GatewayThreadInit, readonly log: Logger, private readonly codecs: Codecs) {
     const p = init.passthru;
     this.ioBufferSize = p.ioBufferSize;
     this.headerRules = new HeaderRules(init.headers);
     this.pools = new SenderPools(init.sender, new ProxyRules(init.proxies.http), new ProxyRules(init.proxies.https));
     this.deployed = new DeployedApis(this.pools);
     this.deployed.deploy(init.apis);
-    this.faults = new DefaultFaultRenderer();
+    this.faults = new SequenceFaultRenderer(SequenceRegistry.compile(init.sequences, { logger: log, codecs }));
     this.workerPool = new WorkerPool({ core: p.workerPoolCore, max: p.workerPoolMax, queueLength: p.workerPoolQueueLength }, log);
     this.phases = [new ResolveApiPhase(this.deployed)];
     if (p.forceJsonValidation || p.forceXmlValidation) this.phases.push(new ValidateBodyPhase(p.forceJsonValidation, p.forceXmlValidation));
@@ -196,6 +199,11 @@ export class GatewayThread implements GatewayRuntime {
 
   deployApis(apis: readonly ApiDefinition[]): void {
     this.deployed.deploy(apis);
+  }
+
+  /** New sequences: a new registry, swapped whole (calls in flight keep the one they hold). */
+  deploySequences(set: SequenceSet): void {
+    this.faults.registry = SequenceRegistry.compile(set, { logger: this.log, codecs: this.codecs });
   }
 
   /** Once a second: calls past the global timeout get their 504. */

@@ -1,4 +1,5 @@
 import type { ApiDefinition } from '../registry/types.js';
+import type { SequenceSet, CodecSettings } from '../../mediation/index.js';
 import type { LogSettings } from '../log/logger.js';
 import type { GatewayThreadInit } from './gateway-thread.js';
 
@@ -6,11 +7,13 @@ import type { GatewayThreadInit } from './gateway-thread.js';
 export interface IoThreadData {
   readonly gateway: GatewayThreadInit;
   readonly log: LogSettings;
+  readonly codecs: CodecSettings;
 }
 
 /** Main thread -> io thread. Messages with an `ack` number are answered with `{ type: 'ack', ack }`. */
 export type ToIoThread =
   | { readonly type: 'apis'; readonly apis: readonly ApiDefinition[]; readonly ack: number }
+  | { readonly type: 'sequences'; readonly set: SequenceSet; readonly ack: number }
   | { readonly type: 'stop'; readonly deadlineMs: number };
 
 /** Io thread -> main thread. */

@@ -10,6 +10,7 @@ import type { ApiDefinition } from '../registry/types.js';
 import type { GatewayThreadInit } from '../gateway/gateway-thread.js';
 import type { IoThreadData } from '../gateway/io-thread-protocol.js';
 import { IoThreads, assertPortFree } from './io-threads.js';
+import { SequenceRepository, loadCodecs } from '../../mediation/index.js';
 
 export interface RunningGateway {
   readonly ports: { readonly http?: number; readonly https?: number };
@@ -34,6 +35,13 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
     onChange: (list) => { if (threads.size) void threads.deployApis(list); },
   });
   const initial = apis.start();
+
+  const mediation = mediationView(config);
+  // Load custom builders/formatters here first, so a bad module stops the start with a clear message.
+  await loadCodecs(mediation.codecs);
+  const sequences = new SequenceRepository({ dir: mediation.sequencesDir, logger: log });
+  sequences.rescan();
+  const sequenceWatch = sequences.watch((set) => { if (threads.size) void threads.deploySequences(set); });
 
   for (const l of [listeners.http, listeners.https]) if (l.enabled) await assertPortFree(l.bindAddress, l.port);
   const init = (index: number, count: number): GatewayThreadInit => ({
@@ -62,19 +70,21 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
       excludeFromClientResponse: [],
       excludeFromBackendRequest: [],
     },
-    globalTimeoutMs: mediationView(config).globalTimeoutMs,
+    globalTimeoutMs: mediation.globalTimeoutMs,
     apis: initial,
+    sequences: sequences.snapshot(),
   });
   const count = passthru.ioThreads;
   if (count > os.availableParallelism()) log.warn({ ioThreads: count, cores: os.availableParallelism() }, 'more io threads than cores');
   if (tls?.clientAuth === 'optional') log.warn('SSLVerifyClient = "optional" is not supported by the uWebSockets.js listener: client certificates are not requested (use "require")');
   const datas: IoThreadData[] = [];
-  for (let i = 0; i < count; i++) datas.push({ gateway: init(i, count), log: { ...logView(config) } });
+  for (let i = 0; i < count; i++) datas.push({ gateway: init(i, count), log: { ...logView(config) }, codecs: mediation.codecs });
   let ports: { http?: number; https?: number };
   try {
     ports = await threads.start(datas);
   } catch (err) {
     apis.stop();
+    sequenceWatch.close();
     await threads.stop(0);
     throw err;
   }
@@ -83,6 +93,7 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
     ports, threads, tls,
     async stop(): Promise<void> {
       apis.stop();
+      sequenceWatch.close();
       await threads.stop(passthru.gracefulStopMs);
       if (tls) removeGeneratedFiles(tls);
     },

@@ -3,6 +3,7 @@ import net from 'node:net';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { ApiDefinition } from '../registry/types.js';
+import type { SequenceSet } from '../../mediation/index.js';
 import type { FromIoThread, IoThreadData, ToIoThread } from '../gateway/io-thread-protocol.js';
 
 /**
@@ -88,6 +89,10 @@ export class IoThreads {
     const msg = make(ack);
     for (const t of this.threads) t.worker.postMessage(msg);
     return done;
+  }
+
+  deploySequences(set: SequenceSet): Promise<void> {
+    return this.broadcast((ack) => ({ type: 'sequences', set, ack }));
   }
 
   deployApis(apis: readonly ApiDefinition[]): Promise<void> {
