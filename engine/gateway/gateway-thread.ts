@@ -40,6 +40,7 @@ export interface GatewayThreadInit {
   readonly sequences: SequenceSet;
 }
 
+const DIGITS = /^\d{1,15}$/;
 let headerSink: string[] = [];
 let contentLengths = 0;
 let firstContentLength = '';
@@ -151,9 +152,9 @@ export class GatewayThread implements GatewayRuntime {
     if (chunkedSeen) ctx.chunked = true;
     else if (contentLengths > 0) ctx.contentLength = Number(firstContentLength);
     this.onMessageStart(ctx);
-    if (contentLengthConflict || (chunkedSeen && contentLengths > 0)) {
+    if (contentLengthConflict || (chunkedSeen && contentLengths > 0) || (contentLengths > 0 && !DIGITS.test(firstContentLength))) {
       // uWS read the body by one of them; a backend might read it by the other (request smuggling).
-      ctx.fault({ code: 400, status: 400, message: 'Bad Request', description: 'Conflicting Content-Length / Transfer-Encoding headers', sequence: 'fault' });
+      ctx.fault({ code: 400, status: 400, message: 'Bad Request', description: 'Invalid or conflicting Content-Length / Transfer-Encoding headers', sequence: 'fault' });
       return;
     }
     if (ctx.hasBody) res.onData(ctx.onClientData);

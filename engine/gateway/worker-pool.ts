@@ -37,7 +37,7 @@ export class WorkerPool {
   private readonly samples = new Float64Array(60);
   private sampleCount = 0;
   private sampleIndex = 0;
-  private lastAlert = 0;
+  private lastAlert = Number.NEGATIVE_INFINITY;
   rejected = 0;
   private readonly timer: NodeJS.Timeout;
 
@@ -87,12 +87,11 @@ export class WorkerPool {
     return this.queue.length - this.queueHead;
   }
 
-  /** Average busy share over the samples taken in the last minute. */
+  /** Average busy share over the last minute; seconds not yet sampled (just after start) count as idle. */
   busyShare(): number {
-    if (this.sampleCount === 0) return 0;
     let sum = 0;
     for (let i = 0; i < this.sampleCount; i++) sum += this.samples[i]!;
-    return sum / this.sampleCount;
+    return sum / this.samples.length;
   }
 
   sample(): void {

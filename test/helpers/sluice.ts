@@ -1,6 +1,5 @@
 import { loadConfig } from '../../conf/loader.js';
 import { startNode, type RunningNode } from '../../engine/runtime/node.js';
-import { silentLogger } from '../../engine/log/logger.js';
 import { makeHome, type TestHome } from './home.js';
 
 export interface TestSluice {
@@ -20,7 +19,7 @@ export async function startSluice(
 ): Promise<TestSluice> {
   const home = await makeHome(conf, files);
   const config = loadConfig(home.dir);
-  const node = await startNode(config, { handleSignals: false, log: silentLogger() });
+  const node = await startNode(config, { handleSignals: false });
   let stopped = false;
   const s: TestSluice = {
     home, node,
