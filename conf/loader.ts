@@ -117,6 +117,11 @@ class Loader {
     for (const [k, v] of Object.entries(node)) {
       const c = concrete ? `${concrete}.${k}` : k;
       const n = normalized ? `${normalized}.${k}` : k;
+      // `a.b = 1` and `"a.b" = 2` are different TOML keys but one catalog key: refuse the ambiguity.
+      if (this.leaves.has(c) && !isPlainObject(v)) {
+        this.report('error', c, 'set twice (once as a dotted key, once as a quoted key); keep one');
+        continue;
+      }
       if (isPlainObject(v)) {
         if (this.catalog.isTable(n)) this.leaves.set(c, { path: c, specPath: n, value: v });
         else this.walk(v, c, n);

@@ -19,8 +19,16 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Splits `"a.b.c": v` into nested tables when the base already holds `a` as a table (dotted keys). */
 function merge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
-  for (const [k, v] of Object.entries(b)) {
+  for (const [k0, v0] of Object.entries(b)) {
+    let k = k0;
+    let v = v0;
+    const dot = k.indexOf('.');
+    if (dot > 0 && a[k] === undefined && a[k.slice(0, dot)] && typeof a[k.slice(0, dot)] === 'object') {
+      v = { [k.slice(dot + 1)]: v0 };
+      k = k.slice(0, dot);
+    }
     const cur = a[k];
     if (v && typeof v === 'object' && !Array.isArray(v) && cur && typeof cur === 'object' && !Array.isArray(cur)) merge(cur as Record<string, unknown>, v as Record<string, unknown>);
     else a[k] = v;
