@@ -19,6 +19,7 @@ export interface HeaderTarget {
   readonly basePath: string;
   readonly hostHeader: string;
   readonly absolutePrefix: string;
+  readonly proxyAuthorizationLine: string;
 }
 
 export interface HeaderRulesSettings {
@@ -119,7 +120,7 @@ export function buildBackendHead(src: HeaderSource, target: HeaderTarget, rules:
   if (mode === BodyMode.CONTENT_LENGTH) head += `content-length: ${length}\r\n`;
   else if (mode === BodyMode.CHUNKED) head += 'transfer-encoding: chunked\r\n';
   if (rules.settings.disableKeepAlive) head += 'connection: close\r\n';
-  return head + '\r\n';
+  return head + target.proxyAuthorizationLine + '\r\n';
 }
 
 /**

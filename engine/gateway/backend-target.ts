@@ -13,6 +13,8 @@ export interface BackendTarget {
   readonly tls: boolean;
   /** A plain-HTTP forward proxy wants the absolute URI in the request line. */
   readonly absolutePrefix: string;
+  /** `proxy-authorization: Basic ...\r\n` for a plain-HTTP forward proxy with credentials, else ''. */
+  readonly proxyAuthorizationLine: string;
   readonly host: string;
 }
 
@@ -96,6 +98,7 @@ export class SenderPools {
       hostHeader,
       tls: secure,
       absolutePrefix: proxy && !secure ? `http://${u.host}` : '',
+      proxyAuthorizationLine: proxy && !secure && proxy.authorization ? `proxy-authorization: ${proxy.authorization}\r\n` : '',
       host,
     };
   }

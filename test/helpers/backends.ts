@@ -55,13 +55,13 @@ export async function rawBackend(t: { teardown(fn: () => unknown): void }, onCon
   return { port, url: `http://127.0.0.1:${port}`, connections: () => count };
 }
 
-/** Reads one HTTP request head from a raw socket, then calls `then` with it. */
-export function onRequestHead(s: net.Socket, then: (head: string) => void): void {
-  let buf = '';
+/** Reads one HTTP request head from a raw socket, then calls `then` with it and the body bytes read with it. */
+export function onRequestHead(s: net.Socket, then: (head: string, rest: Buffer) => void): void {
+  let buf = Buffer.alloc(0);
   const onData = (d: Buffer): void => {
-    buf += d.toString('latin1');
+    buf = Buffer.concat([buf, d]);
     const end = buf.indexOf('\r\n\r\n');
-    if (end >= 0) { s.removeListener('data', onData); then(buf.slice(0, end)); }
+    if (end >= 0) { s.removeListener('data', onData); then(buf.subarray(0, end).toString('latin1'), buf.subarray(end + 4)); }
   };
   s.on('data', onData);
 }
