@@ -12,8 +12,8 @@ import { SequenceFaultRenderer } from './sequence-faults.js';
 import { SequenceRegistry, type SequenceSet, type Codecs } from '../../mediation/index.js';
 import { MessageContext, MessagePhase, Slot, type GatewayRuntime } from './message-context.js';
 import type { GatewayPhase } from './phase.js';
-import { ResolveApiPhase } from './phases/resolve-api.js';
-import { ValidateBodyPhase } from './phases/validate-body.js';
+import { buildPhases } from './phase-list.js';
+import { SharedStateReceiver } from './shared-state.js';
 import { Admission, WorkerPool } from './worker-pool.js';
 import { publishCall, hasCallSubscribers } from './call-events.js';
 
@@ -38,6 +38,8 @@ export interface GatewayThreadInit {
   readonly globalTimeoutMs: number;
   readonly apis: readonly ApiDefinition[];
   readonly sequences: SequenceSet;
+  /** Initial values of the shared state keys (see shared-state.ts). */
+  readonly state: Readonly<Record<string, unknown>>;
 }
 
 const DIGITS = /^\d{1,15}$/;
@@ -62,6 +64,7 @@ const collectHeader = (name: string, value: string): void => {
  */
 export class GatewayThread implements GatewayRuntime {
   readonly phases: GatewayPhase[];
+  readonly state: SharedStateReceiver;
   readonly faults: SequenceFaultRenderer;
   readonly headerRules: HeaderRules;
   readonly workerPool: WorkerPool;
@@ -88,8 +91,8 @@ export class GatewayThread implements GatewayRuntime {
     this.deployed.deploy(init.apis);
     this.faults = new SequenceFaultRenderer(SequenceRegistry.compile(init.sequences, { logger: log, codecs }));
     this.workerPool = new WorkerPool({ core: p.workerPoolCore, max: p.workerPoolMax, queueLength: p.workerPoolQueueLength }, log);
-    this.phases = [new ResolveApiPhase(this.deployed)];
-    if (p.forceJsonValidation || p.forceXmlValidation) this.phases.push(new ValidateBodyPhase(p.forceJsonValidation, p.forceXmlValidation));
+    this.state = new SharedStateReceiver(init.state);
+    this.phases = buildPhases(this);
     this.maxOpen = p.maxOpenConnections < 0 ? -1 : Math.max(1, Math.floor(p.maxOpenConnections / init.threads));
     this.sweeper = setInterval(() => this.sweep(), 1000);
     this.sweeper.unref();

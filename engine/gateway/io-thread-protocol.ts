@@ -14,6 +14,7 @@ export interface IoThreadData {
 export type ToIoThread =
   | { readonly type: 'apis'; readonly apis: readonly ApiDefinition[]; readonly ack: number }
   | { readonly type: 'sequences'; readonly set: SequenceSet; readonly ack: number }
+  | { readonly type: 'state'; readonly key: string; readonly value: unknown; readonly ack: number }
   | { readonly type: 'stop'; readonly deadlineMs: number };
 
 /** Io thread -> main thread. */

@@ -42,6 +42,10 @@ port.on('message', (m: ToIoThread) => {
       thread.deploySequences(m.set);
       post({ type: 'ack', ack: m.ack });
       break;
+    case 'state':
+      thread.state.apply(m.key, m.value);
+      post({ type: 'ack', ack: m.ack });
+      break;
     case 'stop':
       void thread.stop(m.deadlineMs).then(() => {
         log.flush();

@@ -10,6 +10,7 @@ import type { ApiDefinition } from '../registry/types.js';
 import type { GatewayThreadInit } from '../gateway/gateway-thread.js';
 import type { IoThreadData } from '../gateway/io-thread-protocol.js';
 import { IoThreads, assertPortFree } from './io-threads.js';
+import type { GatewayExtension } from './gateway-extension.js';
 import { SequenceRepository, loadCodecs } from '../../mediation/index.js';
 
 export interface RunningGateway {
@@ -23,7 +24,7 @@ export interface RunningGateway {
  * The gateway role in the main thread: loads the API definitions (hot-deployed), prepares TLS, starts the
  * io threads and keeps them in step with deployments.
  */
-export async function startGateway(config: Config, log: Logger, tls: ServerTlsMaterial | null): Promise<RunningGateway> {
+export async function startGateway(config: Config, log: Logger, tls: ServerTlsMaterial | null, extensions: readonly GatewayExtension[] = []): Promise<RunningGateway> {
   const passthru = passthruView(config);
   const listeners = passthruListeners(config);
   const senderTlsView = senderTls(config);
@@ -44,6 +45,8 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
   const sequenceWatch = sequences.watch((set) => { if (threads.size) void threads.deploySequences(set); });
 
   for (const l of [listeners.http, listeners.https]) if (l.enabled) await assertPortFree(l.bindAddress, l.port);
+  const state: Record<string, unknown> = {};
+  for (const ext of extensions) Object.assign(state, await ext.initialState());
   const init = (index: number, count: number): GatewayThreadInit => ({
     index, threads: count, passthru, listeners,
     tls: tls && listeners.https.enabled ? {
@@ -73,6 +76,7 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
     globalTimeoutMs: mediation.globalTimeoutMs,
     apis: initial,
     sequences: sequences.snapshot(),
+    state,
   });
   const count = passthru.ioThreads;
   if (count > os.availableParallelism()) log.warn({ ioThreads: count, cores: os.availableParallelism() }, 'more io threads than cores');
@@ -88,12 +92,14 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
     await threads.stop(0);
     throw err;
   }
+  for (const ext of extensions) ext.started?.(threads);
   log.info({ http: ports.http, https: ports.https, ioThreads: count, host: hostname(config) }, 'gateway listening');
   return {
     ports, threads, tls,
     async stop(): Promise<void> {
       apis.stop();
       sequenceWatch.close();
+      for (const ext of extensions) await ext.stop?.();
       await threads.stop(passthru.gracefulStopMs);
       if (tls) removeGeneratedFiles(tls);
     },

@@ -91,6 +91,11 @@ export class IoThreads {
     return done;
   }
 
+  /** A new value of a shared state key, applied by every io thread before this resolves. */
+  pushState(key: string, value: unknown): Promise<void> {
+    return this.broadcast((ack) => ({ type: 'state', key, value, ack }));
+  }
+
   deploySequences(set: SequenceSet): Promise<void> {
     return this.broadcast((ack) => ({ type: 'sequences', set, ack }));
   }

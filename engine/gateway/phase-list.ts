@@ -1,0 +1,17 @@
+import type { GatewayPhase } from './phase.js';
+import type { GatewayThread } from './gateway-thread.js';
+import { ResolveApiPhase } from './phases/resolve-api.js';
+import { ValidateBodyPhase } from './phases/validate-body.js';
+
+/**
+ * The gateway's request phases, in order (DESIGN.md "How a call flows"):
+ *   resolve-api -> cors -> authenticate -> authorize -> throttle -> backend-jwt -> in-sequence -> validate-body
+ * and then the sender. Each phase lives in engine/gateway/phases/ (or its subsystem's folder) and is added
+ * here, where the order is visible in one place. Phases that a configuration does not need are left out.
+ */
+export function buildPhases(thread: GatewayThread): GatewayPhase[] {
+  const p = thread.init.passthru;
+  const phases: GatewayPhase[] = [new ResolveApiPhase(thread.deployed)];
+  if (p.forceJsonValidation || p.forceXmlValidation) phases.push(new ValidateBodyPhase(p.forceJsonValidation, p.forceXmlValidation));
+  return phases;
+}
