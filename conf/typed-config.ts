@@ -6,12 +6,19 @@
 import type { Config } from './config.js';
 import { roles, ports, logView } from './views/server.js';
 import { listenerTls, senderTls } from './views/tls.js';
+import { oauthView, tokenPersistenceView, keyManagerAccessView, servletView, revocationView } from './views/keymanager.js';
+import { apimDbView } from './views/store.js';
 
 export * from './views/server.js';
 export * from './views/tls.js';
+export * from './views/keymanager.js';
+export * from './views/store.js';
 
 /** Every view, built once: check-config uses it to find keys the operator set that nothing reads. */
-const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [roles, ports, logView, listenerTls, senderTls];
+const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [
+  roles, ports, logView, listenerTls, senderTls,
+  oauthView, tokenPersistenceView, keyManagerAccessView, servletView, revocationView, apimDbView,
+];
 
 export function buildAllViews(config: Config): void {
   for (const view of ALL_VIEWS) view(config);
