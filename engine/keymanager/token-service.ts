@@ -137,7 +137,8 @@ export class TokenService {
     }
     const g = grant as ImplementedGrant;
     if (!this.o.oauth.grantEnabled[g]) throw new UnsupportedGrantTypeError(`the ${g} grant is disabled (oauth.grant_type.${g}.enable = false)`);
-    if (!client.key.grantTypes.includes(g)) throw new UnauthorizedClientError(`the client may not use the ${g} grant (not in its grant types)`);
+    // refresh_token: a token of another client is invalid_grant whatever the client's grants (checked in refresh()).
+    if (g !== 'refresh_token' && !client.key.grantTypes.includes(g)) throw unauthorizedGrant(g);
     switch (g) {
       case 'client_credentials': return this.clientCredentials(form, client);
       case 'password': return this.password(form, client);
@@ -178,6 +179,7 @@ export class TokenService {
     if (!row || row.clientId !== client.key.clientId) throw new InvalidGrantError('the refresh token is invalid or was issued to another client');
     if (row.state !== 'ACTIVE') throw new InvalidGrantError(row.state === 'INACTIVE' ? 'the refresh token has already been used' : 'the refresh token has been revoked');
     if ((row.refreshExpiresAt ?? 0) <= this.now()) throw new InvalidGrantError('the refresh token has expired');
+    if (!client.key.grantTypes.includes('refresh_token')) throw unauthorizedGrant('refresh_token');
     const original = row.scope.split(' ').filter(Boolean);
     const extra = requested.filter((s) => !original.includes(s));
     if (extra.length) throw new InvalidScopeError(`the refresh cannot add scopes the original grant did not have: ${extra.join(' ')}`);
@@ -441,6 +443,10 @@ export class TokenService {
     this.o.log.error({ err: e?.stack ?? String(err) }, 'token service failure');
     return new ServerError('internal error; see the key manager log');
   }
+}
+
+function unauthorizedGrant(g: string): UnauthorizedClientError {
+  return new UnauthorizedClientError(`the client may not use the ${g} grant (not in its grant types)`);
 }
 
 function toRevoked(r: TokenRecord): RevokedToken {

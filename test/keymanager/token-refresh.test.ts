@@ -71,3 +71,22 @@ t.test('a refresh may narrow the scope but not widen it (RFC 6749 §6)', async (
   t.equal(narrower.status, 200, 'the refused widening did not use the token up');
   t.equal(narrower.json.scope, 'acme:read');
 });
+
+t.test('a client without the refresh_token grant presenting another client\'s refresh token: invalid_grant', async (t) => {
+  const k = await startTestKeyManager(t);
+  const pw = await k.token({ grant_type: 'password', username: 'admin', password: 'admin' });
+  const r = await k.token({ grant_type: 'refresh_token', refresh_token: pw.json.refresh_token }, 'acme-other', 'acme-other-secret');
+  t.equal(r.status, 400);
+  t.equal(r.json.error, 'invalid_grant');
+});
+
+t.test('a key that lost the refresh_token grant cannot use its own refresh token: unauthorized_client', async (t) => {
+  const { writeApp, waitFor } = await import('../fixtures/keymanager-harness.js');
+  const k = await startTestKeyManager(t, { apps: { 'a.toml': `name = "A"\n[[keys]]\nclient_id = "a-client"\nclient_secret = "a-secret"\n` } });
+  const pw = await k.token({ grant_type: 'password', username: 'admin', password: 'admin' }, 'a-client', 'a-secret');
+  writeApp(k.home, 'a.toml', `name = "A"\n[[keys]]\nclient_id = "a-client"\nclient_secret = "a-secret"\ngrant_types = ["password"]\n`);
+  await waitFor(async () => (await k.km.store.applications.findByClientId('a-client'))!.key.grantTypes.length === 1, 5000, 'the reload');
+  k.km.clients.invalidate();
+  const r = await k.token({ grant_type: 'refresh_token', refresh_token: pw.json.refresh_token }, 'a-client', 'a-secret');
+  t.equal(r.json.error, 'unauthorized_client');
+});
