@@ -1,5 +1,5 @@
 import type { Config } from '../../conf/config.js';
-import { apimDbView, keyManagerAccessView, oauthView, tokenPersistenceView } from '../../conf/typed-config.js';
+import { apimDbView, keyManagerAccessView, oauthView, revocationView, tokenPersistenceView } from '../../conf/typed-config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../log/logger.js';
 import { servletFromConfig, type ServletServer, type ServletAddresses } from '../servlet/index.js';
@@ -60,6 +60,10 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
   const persistence = tokenPersistenceView(config);
   const access = keyManagerAccessView(config);
   const home = config.home;
+  const revocation = revocationView(config);
+  if (revocation.persistentNotifier) {
+    log.warn('[apim.token.revocation] enable_persistent_notifier: not implemented by the key manager; revocations reach this node\'s gateways through the event bus and other nodes through the shared store');
+  }
 
   const keys = await SigningKeys.load(home.securityDir);
   for (const w of keys.warnings) log.warn(w);
