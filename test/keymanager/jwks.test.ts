@@ -46,3 +46,11 @@ t.test('an operator key (oauth-signing.pem) signs; retired keys stay published',
   await jwtVerify(old, set);
   t.not(JSON.parse(Buffer.from(fresh.split('.')[0], 'base64url').toString()).kid, JSON.parse(Buffer.from(old.split('.')[0], 'base64url').toString()).kid);
 });
+
+t.test('the per-process TLS files the key manager wrote are removed when it stops', async (t) => {
+  const k = await startTestKeyManager(t);
+  const dir = path.join(k.home, 'repository/resources/security/generated');
+  t.ok(fs.readdirSync(dir).some((f) => f.endsWith('.key.pem')));
+  await k.stop();
+  t.same(fs.readdirSync(dir), []);
+});
