@@ -436,7 +436,8 @@ export class TokenService {
   private storeError(err: unknown): Error {
     if (err instanceof OAuthError) return err;
     const e = err as Error & { code?: string };
-    if (err instanceof StoreUnavailableError || /ECONNREFUSED|ETIMEDOUT|ECONNRESET|57P0|08\d\d\d/.test(String(e?.code ?? '')) || /timeout exceeded when trying to connect/i.test(e?.message ?? '')) {
+    if (err instanceof StoreUnavailableError || /ECONNREFUSED|ETIMEDOUT|ECONNRESET|EPIPE|57P0|08\d\d\d/.test(String(e?.code ?? ''))
+      || /timeout exceeded when trying to connect|Connection terminated|connection error|terminating connection/i.test(e?.message ?? '')) {
       this.o.log.error({ err: e.message }, 'token store unavailable');
       return new TemporarilyUnavailableError('the token store is unavailable; try again');
     }

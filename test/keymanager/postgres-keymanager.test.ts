@@ -48,3 +48,18 @@ t.test('a wrong PostgreSQL password: the key manager does not start and says why
   await t.rejects(startKeyManager(loadConfig(home), captureLogger().log, new LocalEventBus(), { httpsPort: 0, httpPort: 0, host: '127.0.0.1' }),
     /PostgreSQL at postgresql:\/\/127\.0\.0\.1:\d+\/km_badpw cannot be used/);
 });
+
+t.test('PostgreSQL going away: token requests get 503 temporarily_unavailable and the process keeps serving', async (t) => {
+  const own = await startPostgres(t);
+  const url = await own.createDatabase('km_outage');
+  const k = await startTestKeyManager(t, { conf: { database: { apim_db: { type: 'postgre', url, username: own.user, password: own.password, pool_options: { maxActive: 4, maxWait: 2000 } } } } });
+  t.equal((await k.token({ grant_type: 'client_credentials' })).status, 200);
+  own.stop();
+  for (let i = 0; i < 3; i++) {
+    const r = await k.token({ grant_type: 'client_credentials' });
+    t.equal(r.status, 503, r.text);
+    t.equal(r.json.error, 'temporarily_unavailable');
+  }
+  const jwks = await (await import('../fixtures/keymanager-harness.js')).request(`${k.base}/oauth2/jwks`);
+  t.equal(jwks.status, 200, 'routes that need no store still answer');
+});
