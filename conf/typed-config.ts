@@ -8,15 +8,20 @@ import { roles, ports, logView } from './views/server.js';
 import { listenerTls, senderTls } from './views/tls.js';
 import { passthruView, passthruListeners, senderProxies } from './views/passthru.js';
 import { mediationView } from './views/mediation.js';
+import { oauthView, tokenPersistenceView, keyManagerAccessView, servletView, revocationView } from './views/keymanager.js';
+import { apimDbView } from './views/store.js';
 
 export * from './views/server.js';
 export * from './views/tls.js';
 export * from './views/passthru.js';
 export * from './views/mediation.js';
+export * from './views/keymanager.js';
+export * from './views/store.js';
 
 /** Every view, built once: check-config uses it to find keys the operator set that nothing reads. */
 const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [
   roles, ports, logView, listenerTls, senderTls, passthruView, passthruListeners, senderProxies, mediationView,
+  oauthView, tokenPersistenceView, keyManagerAccessView, servletView, revocationView, apimDbView,
 ];
 
 export function buildAllViews(config: Config): void {

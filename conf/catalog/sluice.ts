@@ -27,6 +27,21 @@ export const SLUICE_KEYS = [
   key('apim.redis_config', 'key_prefix', 'string', { default: 'sluice:', sluice: true }),
   key('apim.redis_config', 'sync_interval', 'duration', { default: 100, sluice: true,
     notes: 'how often local throttle counts are flushed to Redis and global counts read back' }),
+  // [sluice.servlet]: the servlet transport (key manager, admin API) on [transport.http(s).properties] ports
+  key('sluice.servlet', 'bind_address', 'string', { default: '0.0.0.0', sluice: true,
+    notes: 'address the servlet HTTP and HTTPS ports listen on' }),
+  key('sluice.servlet', 'max_body_size', 'integer', { default: 1048576, min: 1024, sluice: true,
+    notes: 'largest request body the servlet ports accept, bytes (413 above it)' }),
+  key('sluice.servlet', 'headers_timeout', 'duration', { default: 20000, sluice: true,
+    notes: 'time a client has to send the request head (the servlet connector\'s connectionTimeout)' }),
+  key('sluice.servlet', 'graceful_stop_timeout', 'duration', { default: 10000, sluice: true,
+    notes: 'on stop, how long requests in flight on the servlet ports may take to finish' }),
+  // [oauth.token_cleanup]
+  key('oauth.token_cleanup', 'interval', 'duration', { default: 3600000, sluice: true,
+    notes: 'how often expired and invalid tokens are removed (moved to the audit table when retained)' }),
+  // [sluice.keymanager]
+  key('sluice.keymanager', 'applications_rescan_interval', 'duration', { default: 5000, sluice: true,
+    notes: 'declarative applications: periodic rescan beside the file watcher' }),
   // [sluice.log]
   key('sluice.log', 'level', 'string', { default: 'info', allowed: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], sluice: true }),
   key('sluice.log', 'format', 'string', { default: 'text', allowed: ['text', 'json'], sluice: true }),

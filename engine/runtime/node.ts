@@ -5,6 +5,7 @@ import { roles, ports, logView, passthruListeners } from '../../conf/typed-confi
 import { createLogger } from '../log/logger.js';
 import { LocalEventBus } from '../events/event-bus.js';
 import { startGateway, listenerTlsMaterial, type RunningGateway } from './gateway-role.js';
+import { startKeyManager, type RunningKeyManager } from '../keymanager/start.js';
 
 export interface NodeOptions {
   readonly sampleBackend?: boolean;
@@ -18,6 +19,7 @@ export interface RunningNode {
   /** Resolves with the exit code once the node has stopped. */
   readonly closed: Promise<number>;
   readonly gateway: RunningGateway | null;
+  readonly keyManager: RunningKeyManager | null;
   stop(): Promise<void>;
 }
 
@@ -29,12 +31,16 @@ export async function startNode(config: Config, opts: NodeOptions = {}): Promise
   const p = ports(config);
   log.info({ role: r.role, home: config.home.root, offset: p.offset }, 'starting');
   const bus = new LocalEventBus();
-  void bus;
   const stops: (() => Promise<void>)[] = [];
   let gateway: RunningGateway | null = null;
+  let km: RunningKeyManager | null = null;
   try {
     const needsTls = (r.gateway && passthruListeners(config).https.enabled) || r.keyManager || r.controlPlane;
     const tls = needsTls ? listenerTlsMaterial(config, log) : null;
+    if (r.keyManager) {
+      km = await startKeyManager(config, log, bus, tls ? { tls } : {});
+      stops.push(() => km!.stop());
+    }
     if (r.gateway) {
       gateway = await startGateway(config, log, tls);
       stops.push(() => gateway!.stop());
@@ -66,5 +72,6 @@ export async function startNode(config: Config, opts: NodeOptions = {}): Promise
     const keepAlive = setInterval(() => {}, 1 << 30);
     void closed.then(() => clearInterval(keepAlive));
   }
-  return { closed, gateway, stop };
+  return { closed, gateway, keyManager: km, stop };
+
 }

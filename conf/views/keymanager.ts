@@ -1,0 +1,163 @@
+import type { Config } from '../config.js';
+
+/** The grants the token endpoint knows, with their `oauth.grant_type.<grant>.enable` switch. */
+export type GrantName = 'client_credentials' | 'password' | 'refresh_token' | 'authorization_code'
+  | 'saml_bearer' | 'iwa_ntlm' | 'jwt_bearer' | 'kerberos';
+
+/** [oauth], [oauth.token_validation], [oauth.grant_type.*], [apim.oauth_config]: how tokens are issued. */
+export interface OAuthView {
+  /** Seconds. */
+  readonly appAccessTokenValidity: number;
+  readonly userAccessTokenValidity: number;
+  readonly refreshTokenValidity: number;
+  /** Seconds a token is taken to expire early by (oauth.timestamp_skew). */
+  readonly timestampSkew: number;
+  /** Regular expressions, from oauth.allowed_scopes and apim.oauth_config.allowed_scopes together. */
+  readonly allowedScopes: readonly string[];
+  readonly grantEnabled: Readonly<Record<GrantName, boolean>>;
+  readonly clientCredentialsRefreshTokens: boolean;
+  readonly hashTokens: boolean;
+  readonly encryptTokens: boolean;
+  /** The access token `iss` claim: oauth.oidc.id_token.issuer, else https://<hostname>:<servlet https port>/oauth2/token. */
+  readonly issuer: string;
+  /** Header the gateway reads the bearer token from. */
+  readonly authHeader: string;
+  readonly revokeEndpoint: string;
+}
+
+export function oauthView(config: Config): OAuthView {
+  const host = config.get('server.hostname');
+  const httpsPort = config.get('transport.https.properties.port');
+  const base = `https://${host}:${httpsPort}`;
+  const scopes = [...(config.get('oauth.allowed_scopes') ?? []), ...config.get('apim.oauth_config.allowed_scopes')];
+  return {
+    appAccessTokenValidity: config.get('oauth.token_validation.app_access_token_validity'),
+    userAccessTokenValidity: config.get('oauth.token_validation.user_access_token_validity'),
+    refreshTokenValidity: config.get('oauth.token_validation.refresh_token_validity'),
+    timestampSkew: config.get('oauth.timestamp_skew'),
+    allowedScopes: [...new Set(scopes)],
+    grantEnabled: {
+      client_credentials: config.get('oauth.grant_type.client_credentials.enable'),
+      password: config.get('oauth.grant_type.password.enable'),
+      refresh_token: config.get('oauth.grant_type.refresh_token.enable'),
+      authorization_code: config.get('oauth.grant_type.authorization_code.enable'),
+      saml_bearer: config.get('oauth.grant_type.saml_bearer.enable'),
+      iwa_ntlm: config.get('oauth.grant_type.iwa_ntlm.enable'),
+      jwt_bearer: config.get('oauth.grant_type.jwt_bearer.enable'),
+      kerberos: config.get('oauth.grant_type.kerberos.enable'),
+    },
+    clientCredentialsRefreshTokens: config.get('oauth.grant_type.client_credentials.allow_refresh_tokens'),
+    hashTokens: config.get('apim.oauth_config.enable_token_hashing'),
+    encryptTokens: config.get('apim.oauth_config.enable_token_encryption'),
+    issuer: config.get('oauth.oidc.id_token.issuer') ?? `${base}/oauth2/token`,
+    authHeader: config.get('apim.oauth_config.auth_header'),
+    revokeEndpoint: config.get('apim.oauth_config.revoke_endpoint') ?? `${base}/oauth2/revoke`,
+  };
+}
+
+/** [oauth.token_cleanup], [session_data.persistence], [oauth.token_generation]: how tokens are kept. */
+export interface TokenPersistenceView {
+  readonly cleanupEnabled: boolean;
+  readonly retainForAudit: boolean;
+  /** ms. */
+  readonly cleanupInterval: number;
+  /** 0: each token is written on its own; above 0: tokens are written in batches by that many writers. */
+  readonly persistencePoolSize: number;
+  readonly retryCountOnPersistenceFailures: number;
+}
+
+export function tokenPersistenceView(config: Config): TokenPersistenceView {
+  return {
+    cleanupEnabled: config.get('oauth.token_cleanup.enable'),
+    retainForAudit: config.get('oauth.token_cleanup.retain_access_tokens_for_auditing'),
+    cleanupInterval: config.get('oauth.token_cleanup.interval'),
+    persistencePoolSize: Math.max(0, config.get('session_data.persistence.persistence_pool_size')),
+    retryCountOnPersistenceFailures: Math.max(0, config.get('oauth.token_generation.retry_count_on_persistence_failures')),
+  };
+}
+
+/** [super_admin] and the [apim.key_manager] credentials that internal callers (the gateway) present. */
+export interface KeyManagerAccessView {
+  readonly superAdmin: { readonly username: string; readonly password: string | undefined; readonly create: boolean };
+  /** Credentials for the key-validation (introspection) endpoint: apim.key_manager.username/password, else the super admin's. */
+  readonly validation: { readonly username: string; readonly password: string | undefined };
+  /** Declarative applications: periodic rescan interval, ms. */
+  readonly applicationsRescanInterval: number;
+}
+
+export const DEFAULT_SUPER_ADMIN = 'admin';
+
+export function keyManagerAccessView(config: Config): KeyManagerAccessView {
+  const username = config.get('super_admin.username') ?? DEFAULT_SUPER_ADMIN;
+  const password = config.get('super_admin.password');
+  return {
+    superAdmin: { username, password, create: config.get('super_admin.create_admin_account') },
+    validation: {
+      username: config.get('apim.key_manager.username') ?? username,
+      password: config.get('apim.key_manager.password') ?? password,
+    },
+    applicationsRescanInterval: config.get('sluice.keymanager.applications_rescan_interval'),
+  };
+}
+
+/** One servlet connector ([transport.http.properties] or [transport.https.properties]). */
+export interface ServletConnectorView {
+  /** Offset applied. */
+  readonly port: number;
+  readonly maxHeaderSize: number;
+  /** ms; 0 disables the body timeout (disableUploadTimeout). */
+  readonly uploadTimeout: number;
+  readonly keepAliveTimeout: number;
+  /** 0: no limit. */
+  readonly maxKeepAliveRequests: number;
+  readonly serverHeader: string | undefined;
+}
+
+export interface ServletView {
+  readonly bindAddress: string;
+  readonly maxBodySize: number;
+  readonly headersTimeout: number;
+  readonly gracefulStopTimeout: number;
+  readonly http: ServletConnectorView;
+  readonly https: ServletConnectorView;
+}
+
+export function servletView(config: Config): ServletView {
+  return {
+    bindAddress: config.get('sluice.servlet.bind_address'),
+    maxBodySize: config.get('sluice.servlet.max_body_size'),
+    headersTimeout: config.get('sluice.servlet.headers_timeout'),
+    gracefulStopTimeout: config.get('sluice.servlet.graceful_stop_timeout'),
+    http: {
+      port: config.get('transport.http.properties.port'),
+      maxHeaderSize: config.get('transport.http.properties.maxHttpHeaderSize'),
+      uploadTimeout: config.get('transport.http.properties.disableUploadTimeout') ? 0 : config.get('transport.http.properties.connectionUploadTimeout'),
+      keepAliveTimeout: config.get('transport.http.properties.keepAliveTimeout'),
+      maxKeepAliveRequests: Math.max(0, config.get('transport.http.properties.maxKeepAliveRequests')),
+      serverHeader: config.get('transport.http.properties.server'),
+    },
+    https: {
+      port: config.get('transport.https.properties.port'),
+      maxHeaderSize: config.get('transport.https.properties.maxHttpHeaderSize'),
+      uploadTimeout: config.get('transport.https.properties.disableUploadTimeout') ? 0 : config.get('transport.https.properties.connectionUploadTimeout'),
+      keepAliveTimeout: config.get('transport.https.properties.keepAliveTimeout'),
+      maxKeepAliveRequests: Math.max(0, config.get('transport.https.properties.maxKeepAliveRequests')),
+      serverHeader: config.get('transport.https.properties.server'),
+    },
+  };
+}
+
+/** [apim.token.revocation]: how revocations leave this node. */
+export interface RevocationView {
+  readonly realtimeNotifier: boolean;
+  readonly realtimeTtl: number;
+  readonly persistentNotifier: boolean;
+}
+
+export function revocationView(config: Config): RevocationView {
+  return {
+    realtimeNotifier: config.get('apim.token.revocation.enable_realtime_notifier') ?? true,
+    realtimeTtl: config.get('apim.token.revocation.realtime_notifier.ttl'),
+    persistentNotifier: config.get('apim.token.revocation.enable_persistent_notifier') ?? false,
+  };
+}

@@ -1,0 +1,174 @@
+import type { Config } from '../../conf/config.js';
+import { apimDbView, keyManagerAccessView, oauthView, revocationView, tokenPersistenceView } from '../../conf/typed-config.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { Logger } from '../log/logger.js';
+import { servletFromConfig, type ServletServer, type ServletAddresses } from '../servlet/index.js';
+import { removeGeneratedFiles } from '../servlet/from-config.js';
+import type { ServerTlsMaterial } from '../../transport/tls/server-tls.js';
+import { openStore, TokenWriter, type ApimStore } from '../store/index.js';
+import { DeclarativeApplications } from './declarative-applications.js';
+import { ClientDirectory } from './directory.js';
+import { ClientRegistration } from './registration.js';
+import { mountKeyManagerRoutes } from './routes.js';
+import { SigningKeys } from './signing-keys.js';
+import { TokenCodec } from './token-crypto.js';
+import { TokenService } from './token-service.js';
+import { UserDirectory } from './users.js';
+
+/** Log fields that never appear in clear, whatever a caller passes. */
+export const REDACT_PATHS = [
+  'password', '*.password', 'secret', '*.secret', 'client_secret', '*.client_secret', 'clientSecret', '*.clientSecret',
+  'token', '*.token', 'access_token', '*.access_token', 'refresh_token', '*.refresh_token',
+  'authorization', '*.authorization', 'headers.authorization', 'req.headers.authorization', '*.headers.authorization',
+];
+
+export interface KeyManagerOptions {
+  /** Replace the configured servlet ports (tests use 0). */
+  readonly httpsPort?: number;
+  readonly httpPort?: number;
+  readonly host?: string;
+  /** Mount on a servlet server someone else owns (started and stopped by them). */
+  readonly servlet?: ServletServer;
+  /** TLS material already prepared by the main thread. */
+  readonly tls?: ServerTlsMaterial;
+  /** Test hooks. */
+  readonly randomToken?: () => string;
+  readonly now?: () => number;
+}
+
+export interface RunningKeyManager {
+  readonly servlet: ServletServer;
+  readonly addresses: ServletAddresses;
+  readonly store: ApimStore;
+  readonly tokens: TokenService;
+  readonly keys: SigningKeys;
+  readonly applications: DeclarativeApplications;
+  readonly clients: ClientDirectory;
+  /** Runs [oauth.token_cleanup] now; returns the rows removed. */
+  cleanup(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The key manager role: the apim_db store, the user store with the super admin, the signing keys, the
+ * declarative applications, the token service and its routes on the servlet ports ([transport.https.properties]
+ * 9443 and [transport.http.properties] 9763, plus server.offset).
+ */
+export async function startKeyManager(config: Config, parentLog: Logger, bus: EventBus, opts: KeyManagerOptions = {}): Promise<RunningKeyManager> {
+  const log = parentLog.child({ component: 'keymanager' }, { redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
+  const oauth = oauthView(config);
+  const persistence = tokenPersistenceView(config);
+  const access = keyManagerAccessView(config);
+  const home = config.home;
+  const revocation = revocationView(config);
+  if (revocation.persistentNotifier) {
+    log.warn('[apim.token.revocation] enable_persistent_notifier: not implemented by the key manager; revocations reach this node\'s gateways through the event bus and other nodes through the shared store');
+  }
+
+  const keys = await SigningKeys.load(home.securityDir);
+  for (const w of keys.warnings) log.warn(w);
+  if (keys.generated) log.info({ file: keys.file, kid: keys.kid }, 'token signing key generated');
+
+  const store = await openStore(apimDbView(config), log.child({ component: 'store' }));
+  const cleanups: (() => Promise<void> | void)[] = [() => store.close()];
+  const fail = async (err: unknown): Promise<never> => {
+    for (const c of cleanups) { try { await c(); } catch { /* already failing */ } }
+    throw err;
+  };
+  try {
+    const users = new UserDirectory(store);
+    await users.ensureSuperAdmin(access.superAdmin, log);
+    const codec = TokenCodec.create({ hash: oauth.hashTokens, encrypt: oauth.encryptTokens, securityDir: home.securityDir });
+    const writer = new TokenWriter(store.tokens, persistence.persistencePoolSize);
+    cleanups.unshift(() => writer.close());
+    const clients = new ClientDirectory(store);
+    const tokens = new TokenService({
+      store, writer, clients, users, keys, codec, bus, oauth,
+      retryCount: persistence.retryCountOnPersistenceFailures,
+      validation: access.validation,
+      log,
+      ...(opts.now ? { now: opts.now } : {}),
+      ...(opts.randomToken ? { randomToken: opts.randomToken } : {}),
+    });
+    for (const p of tokens.scopes.invalidPatterns) log.warn({ pattern: p }, 'allowed_scopes: not a valid regular expression; matched literally');
+
+    let revision = 0;
+    const registryChanged = async (): Promise<void> => {
+      clients.invalidate();
+      await bus.publish({ type: 'registry.changed', kind: 'applications', revision: ++revision });
+    };
+    const applications = new DeclarativeApplications({
+      dir: home.applicationsDir,
+      homeRoot: home.root,
+      store,
+      log,
+      defaultOwner: access.superAdmin.username,
+      rescanInterval: access.applicationsRescanInterval,
+      onChange: async (change) => {
+        await registryChanged();
+        await tokens.revokeClients(change.removedClientIds);
+      },
+    });
+    await applications.start();
+    cleanups.unshift(() => applications.stop());
+
+    const registration = new ClientRegistration(store, users, registryChanged);
+
+    let cleanupTimer: NodeJS.Timeout | undefined;
+    let cleaning: Promise<number> | undefined;
+    const cleanup = (): Promise<number> => {
+      cleaning ??= store.tokens.cleanup(Date.now(), persistence.retainForAudit).then((n) => {
+        if (n) log.info({ removed: n, audited: persistence.retainForAudit }, 'expired tokens cleaned up');
+        return n;
+      }).finally(() => { cleaning = undefined; });
+      return cleaning;
+    };
+    if (persistence.cleanupEnabled) {
+      cleanupTimer = setInterval(() => { cleanup().catch((err) => log.error({ err: (err as Error).message }, 'token cleanup failed')); }, persistence.cleanupInterval);
+      cleanupTimer.unref();
+      cleanup().catch((err) => log.error({ err: (err as Error).message }, 'token cleanup failed'));
+      cleanups.unshift(() => { clearInterval(cleanupTimer); return cleaning?.then(() => undefined, () => undefined); });
+    }
+
+    let servlet: ServletServer;
+    let ownedServlet = false;
+    let tls: ServerTlsMaterial | undefined;
+    if (opts.servlet) {
+      servlet = opts.servlet;
+    } else {
+      const made = servletFromConfig(config, log.child({ component: 'servlet' }), {
+        ...(opts.httpsPort !== undefined ? { httpsPort: opts.httpsPort } : {}),
+        ...(opts.httpPort !== undefined ? { httpPort: opts.httpPort } : {}),
+        ...(opts.host !== undefined ? { host: opts.host } : {}),
+        ...(opts.tls ? { tls: opts.tls } : {}),
+      });
+      servlet = made.server;
+      ownedServlet = true;
+      if (made.ownsTls) tls = made.tls;
+    }
+    mountKeyManagerRoutes(servlet, tokens, keys, registration);
+    let addresses: ServletAddresses = servlet.addresses();
+    if (ownedServlet) {
+      if (tls) { const t = tls; cleanups.unshift(() => removeGeneratedFiles(t)); }
+      addresses = await servlet.start();
+      cleanups.unshift(() => servlet.stop());
+    }
+    log.info({ https: addresses.https, http: addresses.http, issuer: oauth.issuer, kid: keys.kid, tokens: codec.storage }, 'key manager listening');
+
+    let stopped: Promise<void> | undefined;
+    return {
+      servlet, addresses, store, tokens, keys, applications, clients, cleanup,
+      stop() {
+        stopped ??= (async () => {
+          for (const c of cleanups.splice(0)) {
+            try { await c(); } catch (err) { log.warn({ err: (err as Error).message }, 'key manager stop step failed'); }
+          }
+          log.info('key manager stopped');
+        })();
+        return stopped;
+      },
+    };
+  } catch (err) {
+    return fail(err);
+  }
+}

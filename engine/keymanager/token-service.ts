@@ -1,0 +1,455 @@
+import { randomUUID } from 'node:crypto';
+import type { OAuthView } from '../../conf/views/keymanager.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { Logger } from '../log/logger.js';
+import { UniqueViolationError, StoreUnavailableError, type ApimStore, type RevokedToken, type TokenRecord, type TokenWriter, type UserType } from '../store/index.js';
+import { basicCredentials, presentedCredentials, rejectRepeatedParameters } from './client-auth.js';
+import type { Client, ClientDirectory } from './directory.js';
+import {
+  InvalidClientError, InvalidGrantError, InvalidRequestError, InvalidScopeError, OAuthError, ServerError,
+  TemporarilyUnavailableError, UnauthorizedClientError, UnsupportedGrantTypeError,
+} from './errors.js';
+import { ScopePolicy, parseScope } from './scopes.js';
+import { safeEqual } from './secret-hash.js';
+import type { SigningKeys } from './signing-keys.js';
+import { randomToken, tokenHash, type TokenCodec } from './token-crypto.js';
+import { ADMIN_ROLE, type UserDirectory } from './users.js';
+
+/** The grants this token service implements. */
+export const IMPLEMENTED_GRANTS = ['client_credentials', 'password', 'refresh_token'] as const;
+export type ImplementedGrant = (typeof IMPLEMENTED_GRANTS)[number];
+
+/** Grants the catalog knows (and URNs for them) that Sluice does not implement: unsupported_grant_type. */
+const KNOWN_UNIMPLEMENTED = new Set([
+  'authorization_code', 'implicit', 'saml_bearer', 'iwa_ntlm', 'jwt_bearer', 'kerberos',
+  'urn:ietf:params:oauth:grant-type:jwt-bearer', 'urn:ietf:params:oauth:grant-type:saml2-bearer',
+  'urn:ietf:params:oauth:grant-type:device_code', 'urn:ietf:params:oauth:grant-type:token-exchange', 'iwa:ntlm', 'kerberos',
+]);
+
+/** Seed 000, Token response. */
+export interface TokenResponse {
+  readonly access_token: string;
+  readonly refresh_token?: string;
+  readonly scope: string;
+  readonly token_type: 'Bearer';
+  readonly expires_in: number;
+}
+
+/** RFC 7662 response, plus what the gateway needs to authorize the call. */
+export type IntrospectionResponse = { readonly active: false } | {
+  readonly active: true;
+  readonly scope: string;
+  readonly client_id: string;
+  readonly username: string;
+  readonly sub: string;
+  readonly aud: string;
+  readonly iss: string;
+  readonly jti: string;
+  readonly exp: number;
+  readonly iat: number;
+  readonly nbf: number;
+  /** "Bearer" for an access token, "refresh_token" for a refresh token. */
+  readonly token_type: 'Bearer' | 'refresh_token';
+  /** JWT or OPAQUE. */
+  readonly token_format: 'JWT' | 'OPAQUE';
+  readonly application_name: string;
+  readonly application_owner: string;
+  readonly application_tier: string;
+  readonly subscriber: string;
+  readonly key_type: string;
+  /** APPLICATION (client credentials) or APPLICATION_USER (a resource owner's token). */
+  readonly user_type: UserType;
+};
+
+/** Who called a revocation: a client (its own tokens) or an administrator (any token). */
+export type Caller =
+  | { readonly kind: 'client'; readonly name: string; readonly client: Client }
+  | { readonly kind: 'admin'; readonly name: string };
+
+/** The outcome of POST /oauth2/revoke: the seed's headers without the fixed ones. */
+export interface RevokeResult {
+  readonly authorizedUser: string;
+  /** Identifier (jti, or the hash of an opaque token) of the access token revoked. */
+  readonly revokedAccessToken?: string;
+  /** The refresh token revoked, when the request named one. */
+  readonly revokedRefreshToken?: string;
+}
+
+export interface TokenServiceOptions {
+  readonly store: ApimStore;
+  readonly writer: TokenWriter;
+  readonly clients: ClientDirectory;
+  readonly users: UserDirectory;
+  readonly keys: SigningKeys;
+  readonly codec: TokenCodec;
+  readonly bus: EventBus;
+  readonly oauth: OAuthView;
+  readonly retryCount: number;
+  /** [apim.key_manager] credentials the gateway presents to the introspection endpoint. */
+  readonly validation: { readonly username: string; readonly password: string | undefined };
+  readonly log: Logger;
+  readonly now?: () => number;
+  /** The random text of opaque access tokens and refresh tokens (tests force clashes with it). */
+  readonly randomToken?: () => string;
+  /** The jti of JWT access tokens. */
+  readonly randomId?: () => string;
+}
+
+interface IssueParams {
+  readonly client: Client;
+  readonly grantType: ImplementedGrant;
+  readonly user: string;
+  readonly userType: UserType;
+  readonly scopes: readonly string[];
+  readonly withRefresh: boolean;
+  /** Refresh grant: the refresh token being used (its hash). */
+  readonly rotate?: string;
+  readonly parentTokenId?: string;
+}
+
+/**
+ * The OAuth 2.0 token service, free of HTTP: the servlet routes and the gateway's `/token` front both call
+ * it. Errors are OAuthError subclasses (RFC 6749 §5.2 codes).
+ */
+export class TokenService {
+  readonly scopes: ScopePolicy;
+  private readonly now: () => number;
+  private readonly random: () => string;
+  private readonly randomId: () => string;
+
+  constructor(private readonly o: TokenServiceOptions) {
+    this.scopes = new ScopePolicy(o.oauth.allowedScopes);
+    this.now = o.now ?? Date.now;
+    this.random = o.randomToken ?? randomToken;
+    this.randomId = o.randomId ?? randomUUID;
+  }
+
+  // ------------------------------------------------------------------------------------------ token
+
+  /** POST /oauth2/token with its form parameters and Authorization header. */
+  async token(form: URLSearchParams, authorization: string | undefined): Promise<TokenResponse> {
+    rejectRepeatedParameters(form);
+    const client = await this.authenticateClient(form, authorization);
+    const grant = form.get('grant_type');
+    if (grant === null || grant === '') throw new InvalidRequestError('grant_type is missing');
+    if (!(IMPLEMENTED_GRANTS as readonly string[]).includes(grant)) {
+      throw new UnsupportedGrantTypeError(KNOWN_UNIMPLEMENTED.has(grant) ? `the ${grant} grant is not supported by Sluice` : `unknown grant type "${grant}"`);
+    }
+    const g = grant as ImplementedGrant;
+    if (!this.o.oauth.grantEnabled[g]) throw new UnsupportedGrantTypeError(`the ${g} grant is disabled (oauth.grant_type.${g}.enable = false)`);
+    // refresh_token: a token of another client is invalid_grant whatever the client's grants (checked in refresh()).
+    if (g !== 'refresh_token' && !client.key.grantTypes.includes(g)) throw unauthorizedGrant(g);
+    switch (g) {
+      case 'client_credentials': return this.clientCredentials(form, client);
+      case 'password': return this.password(form, client);
+      case 'refresh_token': return this.refresh(form, client);
+    }
+  }
+
+  private refreshAllowed(client: Client): boolean {
+    return this.o.oauth.grantEnabled.refresh_token && client.key.grantTypes.includes('refresh_token');
+  }
+
+  private async clientCredentials(form: URLSearchParams, client: Client): Promise<TokenResponse> {
+    const scopes = this.scopes.grant(parseScope(form.get('scope')), client.key.scopes);
+    return this.issue({
+      client, grantType: 'client_credentials', user: client.app.owner, userType: 'APPLICATION', scopes,
+      withRefresh: this.o.oauth.clientCredentialsRefreshTokens && this.refreshAllowed(client),
+    });
+  }
+
+  private async password(form: URLSearchParams, client: Client): Promise<TokenResponse> {
+    const username = form.get('username');
+    const password = form.get('password');
+    if (!username) throw new InvalidRequestError('username is missing');
+    if (password === null) throw new InvalidRequestError('password is missing');
+    const scopes = this.scopes.grant(parseScope(form.get('scope')), client.key.scopes);
+    const user = await this.o.users.authenticate(username, password);
+    if (!user) throw new InvalidGrantError('invalid resource owner credentials');
+    return this.issue({ client, grantType: 'password', user: user.username, userType: 'APPLICATION_USER', scopes, withRefresh: this.refreshAllowed(client) });
+  }
+
+  private async refresh(form: URLSearchParams, client: Client): Promise<TokenResponse> {
+    const rt = form.get('refresh_token');
+    if (!rt) throw new InvalidRequestError('refresh_token is missing');
+    const requested = parseScope(form.get('scope'));
+    const hash = tokenHash(rt);
+    const row = await this.guard(() => this.o.store.tokens.findByRefreshHash(hash));
+    // An unknown token and another client's token get the same answer (RFC 6749 §5.2: "issued to another client").
+    if (!row || row.clientId !== client.key.clientId) throw new InvalidGrantError('the refresh token is invalid or was issued to another client');
+    if (row.state !== 'ACTIVE') throw new InvalidGrantError(row.state === 'INACTIVE' ? 'the refresh token has already been used' : 'the refresh token has been revoked');
+    if ((row.refreshExpiresAt ?? 0) <= this.now()) throw new InvalidGrantError('the refresh token has expired');
+    if (!client.key.grantTypes.includes('refresh_token')) throw unauthorizedGrant('refresh_token');
+    const original = row.scope.split(' ').filter(Boolean);
+    const extra = requested.filter((s) => !original.includes(s));
+    if (extra.length) throw new InvalidScopeError(`the refresh cannot add scopes the original grant did not have: ${extra.join(' ')}`);
+    return this.issue({
+      client, grantType: 'refresh_token', user: row.authorizedUser, userType: row.userType,
+      scopes: requested.length ? requested : original, withRefresh: true, rotate: hash, parentTokenId: row.tokenId,
+    });
+  }
+
+  private async issue(p: IssueParams): Promise<TokenResponse> {
+    const { oauth, retryCount, log } = this.o;
+    const validity = p.userType === 'APPLICATION' ? oauth.appAccessTokenValidity : oauth.userAccessTokenValidity;
+    for (let attempt = 0; ; attempt++) {
+      const now = this.now();
+      const minted = await this.mint(p, now, validity);
+      try {
+        if (p.rotate) {
+          const r = await this.o.store.tokens.rotateRefresh(p.rotate, p.client.key.clientId, now, minted.record);
+          if (r.kind === 'lost') throw new InvalidGrantError('the refresh token has already been used');
+          // The replaced access token stops working with its refresh token.
+          if (r.previous.expiresAt > now) await this.publishRevoked([toRevoked(r.previous)], now);
+        } else {
+          await this.o.writer.write(minted.record);
+        }
+        return minted.response;
+      } catch (err) {
+        if (err instanceof UniqueViolationError) {
+          if (attempt < retryCount) {
+            log.warn({ attempt: attempt + 1, of: retryCount, client: p.client.key.clientId }, 'token key clash in the store; retrying with a new token');
+            continue;
+          }
+          log.error({ retries: retryCount, client: p.client.key.clientId }, 'token key clash persisted (oauth.token_generation.retry_count_on_persistence_failures)');
+          throw new ServerError('the token could not be stored');
+        }
+        throw this.storeError(err);
+      }
+    }
+  }
+
+  private async mint(p: IssueParams, now: number, validity: number): Promise<{ record: TokenRecord; response: TokenResponse }> {
+    const { app, key } = p.client;
+    const iat = Math.floor(now / 1000);
+    const exp = iat + validity;
+    const scope = p.scopes.join(' ');
+    let access: string;
+    let tokenId: string;
+    if (app.tokenType === 'OPAQUE') {
+      access = this.random();
+      tokenId = tokenHash(access);
+    } else {
+      tokenId = this.randomId();
+      access = await this.o.keys.sign({
+        iss: this.o.oauth.issuer,
+        sub: p.user,
+        aud: key.clientId,
+        azp: key.clientId,
+        client_id: key.clientId,
+        scope,
+        jti: tokenId,
+        iat,
+        nbf: iat,
+        exp,
+        aut: p.userType,
+        keytype: key.keyType,
+        application: { name: app.name, owner: app.owner, tier: app.throttlingPolicy },
+        subscriber: app.owner,
+      });
+    }
+    const refresh = p.withRefresh ? this.random() : undefined;
+    const refreshExpiresAt = refresh ? now + this.o.oauth.refreshTokenValidity * 1000 : null;
+    const record: TokenRecord = {
+      tokenId,
+      accessTokenHash: tokenHash(access),
+      accessTokenStored: this.o.codec.protect(access),
+      refreshTokenHash: refresh ? tokenHash(refresh) : null,
+      refreshTokenStored: refresh ? this.o.codec.protect(refresh) : null,
+      format: app.tokenType,
+      clientId: key.clientId,
+      application: app.name,
+      keyType: key.keyType,
+      authorizedUser: p.user,
+      userType: p.userType,
+      scope,
+      grantType: p.grantType,
+      issuedAt: iat * 1000,
+      expiresAt: exp * 1000,
+      refreshExpiresAt,
+      state: 'ACTIVE',
+      stateChangedAt: null,
+      parentTokenId: p.parentTokenId ?? null,
+    };
+    const response: TokenResponse = {
+      access_token: access,
+      ...(refresh ? { refresh_token: refresh } : {}),
+      scope,
+      token_type: 'Bearer',
+      expires_in: validity,
+    };
+    return { record, response };
+  }
+
+  // ------------------------------------------------------------------------------------------ revoke
+
+  /**
+   * POST /oauth2/revoke (seed 000 and RFC 7009). Without token_type_hint both spaces are searched (access
+   * first); with a hint only the named one. Unknown token: nothing revoked, still a success. A client may
+   * revoke only the tokens issued to it (another client's token: unauthorized_client, nothing revoked); an
+   * administrator (Basic with a user holding the admin role) may revoke any token.
+   */
+  async revoke(form: URLSearchParams, authorization: string | undefined): Promise<RevokeResult> {
+    rejectRepeatedParameters(form);
+    const caller = await this.authenticateCaller(form, authorization);
+    const token = form.get('token');
+    if (!token) throw new InvalidRequestError('token is missing');
+    const hint = form.get('token_type_hint');
+    const spaces: ('access' | 'refresh')[] = hint === 'access_token' ? ['access'] : hint === 'refresh_token' ? ['refresh'] : ['access', 'refresh'];
+    const hash = tokenHash(token);
+    let row: TokenRecord | undefined;
+    let space: 'access' | 'refresh' = 'access';
+    for (const s of spaces) {
+      row = await this.guard(() => (s === 'access' ? this.o.store.tokens.findByAccessHash(hash) : this.o.store.tokens.findByRefreshHash(hash)));
+      if (row) { space = s; break; }
+    }
+    if (!row) return { authorizedUser: caller.name };
+    if (caller.kind === 'client' && row.clientId !== caller.client.key.clientId) {
+      throw new UnauthorizedClientError('the token was not issued to this client');
+    }
+    const now = this.now();
+    const changed = await this.guard(() => this.o.store.tokens.revoke(row!.tokenId, now));
+    if (changed && row.expiresAt > now) await this.publishRevoked([toRevoked(row)], now);
+    this.o.log.info({ tokenId: row.tokenId, client: row.clientId, by: caller.name, space, changed }, 'token revoked');
+    return {
+      authorizedUser: caller.name,
+      revokedAccessToken: row.tokenId,
+      ...(space === 'refresh' ? { revokedRefreshToken: token } : {}),
+    };
+  }
+
+  /** Revokes every active token of these clients (application or key removed) and tells the gateways. */
+  async revokeClients(clientIds: readonly string[]): Promise<number> {
+    if (clientIds.length === 0) return 0;
+    const now = this.now();
+    const revoked = await this.guard(() => this.o.store.tokens.revokeByClients(clientIds, now));
+    await this.publishRevoked(revoked.filter((r) => r.expiresAt > now), now);
+    if (revoked.length) this.o.log.info({ clients: clientIds, tokens: revoked.length }, 'tokens of removed clients revoked');
+    return revoked.length;
+  }
+
+  /** Access tokens that are not valid any more but have not expired: a starting gateway loads them. */
+  revokedTokens(): Promise<RevokedToken[]> {
+    return this.guard(() => this.o.store.tokens.listInvalidUnexpired(this.now()));
+  }
+
+  private async publishRevoked(list: readonly RevokedToken[], now: number): Promise<void> {
+    for (const r of list) {
+      try {
+        await this.o.bus.publish({ type: 'token.revoked', tokenId: r.tokenId, tokenType: r.format, expiresAt: r.expiresAt, consumerKey: r.clientId, revokedAt: now });
+      } catch (err) {
+        // The store already says revoked; a gateway that missed the event reloads revokedTokens() on start.
+        this.o.log.error({ err: (err as Error).message, tokenId: r.tokenId }, 'a token.revoked subscriber failed');
+      }
+    }
+  }
+
+  // -------------------------------------------------------------------------------------- introspect
+
+  /**
+   * POST /oauth2/introspect (RFC 7662) for the gateway's key validation of opaque tokens. The caller
+   * authenticates with [apim.key_manager] username/password (the super admin by default) or as any user with
+   * the admin role. token_type_hint orders the search; both spaces are searched (RFC 7662 §2.1).
+   */
+  async introspect(form: URLSearchParams, authorization: string | undefined): Promise<IntrospectionResponse> {
+    rejectRepeatedParameters(form);
+    await this.authenticateValidator(authorization);
+    const token = form.get('token');
+    if (!token) throw new InvalidRequestError('token is missing');
+    const order: ('access' | 'refresh')[] = form.get('token_type_hint') === 'refresh_token' ? ['refresh', 'access'] : ['access', 'refresh'];
+    const hash = tokenHash(token);
+    const now = this.now();
+    for (const s of order) {
+      const row = await this.guard(() => (s === 'access' ? this.o.store.tokens.findByAccessHash(hash) : this.o.store.tokens.findByRefreshHash(hash)));
+      if (!row) continue;
+      const skew = this.o.oauth.timestampSkew * 1000;
+      const live = row.state === 'ACTIVE' && (s === 'access' ? now + skew < row.expiresAt : (row.refreshExpiresAt ?? 0) > now);
+      if (!live) return { active: false };
+      const client = await this.guard(() => this.o.clients.find(row.clientId));
+      if (!client) return { active: false };
+      const exp = Math.floor((s === 'access' ? row.expiresAt : row.refreshExpiresAt!) / 1000);
+      const iat = Math.floor(row.issuedAt / 1000);
+      return {
+        active: true,
+        scope: row.scope,
+        client_id: row.clientId,
+        username: row.authorizedUser,
+        sub: row.authorizedUser,
+        aud: row.clientId,
+        iss: this.o.oauth.issuer,
+        jti: row.tokenId,
+        exp,
+        iat,
+        nbf: iat,
+        token_type: s === 'access' ? 'Bearer' : 'refresh_token',
+        token_format: row.format,
+        application_name: row.application,
+        application_owner: client.app.owner,
+        application_tier: client.app.throttlingPolicy,
+        subscriber: client.app.owner,
+        key_type: row.keyType,
+        user_type: row.userType,
+      };
+    }
+    return { active: false };
+  }
+
+  // ---------------------------------------------------------------------------------- authentication
+
+  async authenticateClient(form: URLSearchParams, authorization: string | undefined): Promise<Client> {
+    const creds = presentedCredentials(form, authorization);
+    if (!creds) throw new InvalidClientError('client authentication is required: HTTP Basic with the client id and secret, or client_id and client_secret in the body');
+    const client = await this.guard(() => this.o.clients.authenticate(creds.id, creds.secret));
+    if (!client) throw new InvalidClientError();
+    return client;
+  }
+
+  /** A client, or (HTTP Basic only) a user with the admin role. */
+  async authenticateCaller(form: URLSearchParams, authorization: string | undefined): Promise<Caller> {
+    const creds = presentedCredentials(form, authorization);
+    if (!creds) throw new InvalidClientError('client authentication is required: HTTP Basic with the client id and secret, or client_id and client_secret in the body');
+    const client = await this.guard(() => this.o.clients.authenticate(creds.id, creds.secret));
+    if (client) return { kind: 'client', name: client.key.clientId, client };
+    if (creds.method === 'basic') {
+      const user = await this.guard(() => this.o.users.authenticate(creds.id, creds.secret));
+      if (user && user.roles.includes(ADMIN_ROLE)) return { kind: 'admin', name: user.username };
+    }
+    throw new InvalidClientError();
+  }
+
+  /** The introspection caller: the [apim.key_manager] credentials, or a user with the admin role. */
+  async authenticateValidator(authorization: string | undefined): Promise<string> {
+    const basic = basicCredentials(authorization);
+    if (!basic) throw new InvalidClientError('HTTP Basic authentication with the key manager credentials is required');
+    const v = this.o.validation;
+    if (v.password !== undefined && safeEqual(basic.id, v.username) && safeEqual(basic.secret, v.password)) return basic.id;
+    const user = await this.guard(() => this.o.users.authenticate(basic.id, basic.secret));
+    if (user && user.roles.includes(ADMIN_ROLE)) return user.username;
+    throw new InvalidClientError();
+  }
+
+  /** Store failures become 503 (unreachable) or 500; OAuth errors pass through. */
+  private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    try { return await fn(); } catch (err) { throw this.storeError(err); }
+  }
+
+  private storeError(err: unknown): Error {
+    if (err instanceof OAuthError) return err;
+    const e = err as Error & { code?: string };
+    if (err instanceof StoreUnavailableError || /ECONNREFUSED|ETIMEDOUT|ECONNRESET|EPIPE|57P0|08\d\d\d/.test(String(e?.code ?? ''))
+      || /timeout exceeded when trying to connect|Connection terminated|connection error|terminating connection/i.test(e?.message ?? '')) {
+      this.o.log.error({ err: e.message }, 'token store unavailable');
+      return new TemporarilyUnavailableError('the token store is unavailable; try again');
+    }
+    this.o.log.error({ err: e?.stack ?? String(err) }, 'token service failure');
+    return new ServerError('internal error; see the key manager log');
+  }
+}
+
+function unauthorizedGrant(g: string): UnauthorizedClientError {
+  return new UnauthorizedClientError(`the client may not use the ${g} grant (not in its grant types)`);
+}
+
+function toRevoked(r: TokenRecord): RevokedToken {
+  return { tokenId: r.tokenId, format: r.format, clientId: r.clientId, expiresAt: r.expiresAt };
+}

@@ -1,0 +1,244 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import type { PostgresDatabaseView } from '../../conf/views/store.js';
+
+export type SqlValue = string | number | bigint | null | Buffer;
+export type Row = Record<string, unknown>;
+
+/** What table modules run SQL through. SQL is written once with `?` placeholders for both dialects. */
+export interface Queryable {
+  all<T = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
+  get<T = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
+  /** INSERT / UPDATE / DELETE: how many rows changed. */
+  run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }>;
+  /** Statements without parameters (DDL), possibly several separated by semicolons. */
+  exec(sql: string): Promise<void>;
+}
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Db extends Queryable {
+  readonly dialect: Dialect;
+  /** A short description for logs (file path, host:port/database), never with a password. */
+  readonly description: string;
+  /**
+   * Runs fn in one transaction; commits when it resolves, rolls back when it throws. Statements inside
+   * must use the Queryable passed to fn (not the Db), and fn must not wait on anything but them.
+   */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** A UNIQUE or PRIMARY KEY constraint stopped an insert: the caller may retry with another key. */
+export class UniqueViolationError extends Error {
+  readonly code = 'SLUICE_STORE_UNIQUE_VIOLATION';
+  constructor(override readonly cause: unknown) {
+    super(`unique constraint violated: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'UniqueViolationError';
+  }
+}
+
+/** The store cannot be reached or answered with an error that is not the caller's fault. */
+export class StoreUnavailableError extends Error {
+  readonly code = 'SLUICE_STORE_UNAVAILABLE';
+  constructor(message: string, override readonly cause?: unknown) {
+    super(message);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+function classify(err: unknown): Error {
+  const code = (err as { code?: string })?.code;
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505') return new UniqueViolationError(err);
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+// ---------------------------------------------------------------------------------------------- SQLite
+
+/**
+ * SQLite through better-sqlite3 (synchronous; each statement takes microseconds). WAL journal with
+ * synchronous=NORMAL: a commit is in the WAL file before the call returns, so it survives the process
+ * being killed; an operating-system crash may lose the last commits. Transactions are serialized by a
+ * queue, and statements issued outside a transaction wait for the one running to finish.
+ */
+export class SqliteDb implements Db {
+  readonly dialect = 'sqlite' as const;
+  readonly description: string;
+  private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+  private tail: Promise<void> = Promise.resolve();
+  private pendingTx = 0;
+  private readonly direct: Queryable;
+
+  constructor(readonly file: string) {
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+    this.description = file;
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+    if (file !== ':memory:') { try { fs.chmodSync(file, 0o600); } catch { /* not ours to fix */ } }
+    const self = this;
+    this.direct = {
+      async all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> { return self.exec_(() => self.stmt(sql).all(...params) as T[]); },
+      async get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> { return self.exec_(() => self.stmt(sql).get(...params) as T | undefined); },
+      async run(sql: string, params: readonly SqlValue[] = []): Promise<{ changes: number }> { return self.exec_(() => ({ changes: self.stmt(sql).run(...params).changes })); },
+      async exec(sql: string): Promise<void> { self.exec_(() => self.db.exec(sql)); },
+    };
+  }
+
+  private stmt(sql: string): Database.Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      if (this.statements.size > 500) this.statements.clear();
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  private exec_<T>(fn: () => T): T {
+    try { return fn(); } catch (err) { throw classify(err); }
+  }
+
+  private async outside<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.pendingTx > 0) await this.tail;
+    return fn();
+  }
+
+  all<T = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> { return this.outside(() => this.direct.all<T>(sql, params)); }
+  get<T = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> { return this.outside(() => this.direct.get<T>(sql, params)); }
+  run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }> { return this.outside(() => this.direct.run(sql, params)); }
+  exec(sql: string): Promise<void> { return this.outside(() => this.direct.exec(sql)); }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    this.pendingTx++;
+    const prev = this.tail;
+    let release!: () => void;
+    this.tail = new Promise<void>((r) => { release = r; });
+    try {
+      await prev;
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await fn(this.direct);
+        this.db.exec('COMMIT');
+        return result;
+      } catch (err) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw err;
+      }
+    } finally {
+      this.pendingTx--;
+      release();
+    }
+  }
+
+  async close(): Promise<void> {
+    while (this.pendingTx > 0) await this.tail;
+    if (this.db.open) {
+      try { this.db.pragma('wal_checkpoint(TRUNCATE)'); } catch { /* best effort */ }
+      this.db.close();
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------------------ PostgreSQL
+
+/** `?` placeholders to `$1..$n` (our SQL never holds a `?` inside a literal). */
+export function toPgPlaceholders(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+const INT8 = 20;
+const pgTypes = {
+  getTypeParser(oid: number, format?: string): (v: string) => unknown {
+    if (oid === INT8) return (v: string) => Number(v);
+    return pg.types.getTypeParser(oid, format as 'text') as (v: string) => unknown;
+  },
+};
+
+function pgQueryable(q: { query: (text: string, values?: unknown[]) => Promise<pg.QueryResult> }): Queryable {
+  const cache = new Map<string, string>();
+  const text = (sql: string): string => {
+    let t = cache.get(sql);
+    if (t === undefined) { t = toPgPlaceholders(sql); if (cache.size > 500) cache.clear(); cache.set(sql, t); }
+    return t;
+  };
+  const query = async (sql: string, params: readonly SqlValue[]): Promise<pg.QueryResult> => {
+    try { return await q.query(text(sql), params as unknown[]); } catch (err) { throw classify(err); }
+  };
+  return {
+    async all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> { return (await query(sql, params)).rows as T[]; },
+    async get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> { return (await query(sql, params)).rows[0] as T | undefined; },
+    async run(sql: string, params: readonly SqlValue[] = []): Promise<{ changes: number }> { return { changes: (await query(sql, params)).rowCount ?? 0 }; },
+    async exec(sql: string): Promise<void> { try { await q.query(sql); } catch (err) { throw classify(err); } },
+  };
+}
+
+/** PostgreSQL through a pg Pool sized by [database.apim_db] pool_options. */
+export class PostgresDb implements Db {
+  readonly dialect = 'postgres' as const;
+  readonly description: string;
+  private readonly pool: pg.Pool;
+  private readonly q: Queryable;
+
+  constructor(view: PostgresDatabaseView, onError: (err: Error) => void) {
+    this.description = `postgresql://${view.host}:${view.port}/${view.database}`;
+    const ssl = view.params['sslmode'] && view.params['sslmode'] !== 'disable' ? { rejectUnauthorized: view.params['sslmode'] === 'verify-full' } : undefined;
+    this.pool = new pg.Pool({
+      host: view.host, port: view.port, database: view.database,
+      ...(view.user !== undefined ? { user: view.user } : {}),
+      ...(view.password !== undefined ? { password: view.password } : {}),
+      ...(ssl ? { ssl } : {}),
+      max: view.maxConnections,
+      connectionTimeoutMillis: view.maxWait,
+      idleTimeoutMillis: Math.max(view.validationInterval, 10_000),
+      types: pgTypes,
+      application_name: 'sluice',
+    });
+    // An idle client losing its connection must not crash the process.
+    this.pool.on('error', (err) => onError(err));
+    this.q = pgQueryable(this.pool);
+  }
+
+  /** Runs the validation query once, so that a wrong URL or password fails start-up with a clear message. */
+  async check(validationQuery: string): Promise<void> {
+    try {
+      await this.pool.query(validationQuery);
+    } catch (err) {
+      throw new StoreUnavailableError(`PostgreSQL at ${this.description} cannot be used: ${(err as Error).message}`, err);
+    }
+  }
+
+  all<T = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> { return this.q.all<T>(sql, params); }
+  get<T = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> { return this.q.get<T>(sql, params); }
+  run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }> { return this.q.run(sql, params); }
+  exec(sql: string): Promise<void> { return this.q.exec(sql); }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try { client = await this.pool.connect(); } catch (err) { throw new StoreUnavailableError(`PostgreSQL at ${this.description}: ${(err as Error).message}`, err); }
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      try {
+        const result = await fn(pgQueryable(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        try { await client.query('ROLLBACK'); } catch { broken = true; }
+        throw err;
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

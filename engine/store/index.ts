@@ -1,0 +1,66 @@
+import type { DatabaseView } from '../../conf/views/store.js';
+import type { Logger } from '../log/logger.js';
+import { PostgresDb, SqliteDb, StoreUnavailableError, type Db } from './db.js';
+import { migrate } from './migrations/index.js';
+import { UserTable } from './users.js';
+import { ApplicationTable } from './applications.js';
+import { TokenTable } from './tokens.js';
+
+export * from './db.js';
+export { MIGRATIONS, migrate, type Migration } from './migrations/index.js';
+export { UserTable, type UserRecord } from './users.js';
+export { ApplicationTable, ApplicationConflictError } from './applications.js';
+export { TokenTable, type TokenRecord, type TokenState, type TokenFormat, type UserType, type RevokedToken, type RotateResult } from './tokens.js';
+export { TokenWriter } from './token-writer.js';
+
+/**
+ * The apim_db store: one database (SQLite file or PostgreSQL), one object per table group. Other parts
+ * (admin REST API: APIs, policies, block conditions) add their table group beside these and their
+ * migrations to migrations/index.ts.
+ */
+export class ApimStore {
+  readonly users: UserTable;
+  readonly applications: ApplicationTable;
+  readonly tokens: TokenTable;
+
+  constructor(readonly db: Db) {
+    this.users = new UserTable(db);
+    this.applications = new ApplicationTable(db);
+    this.tokens = new TokenTable(db);
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+}
+
+/** Opens the store [database.apim_db] describes and brings its schema up to date. */
+export async function openStore(view: DatabaseView, log: Logger): Promise<ApimStore> {
+  let db: Db;
+  if (view.kind === 'sqlite') {
+    try {
+      db = new SqliteDb(view.file);
+    } catch (err) {
+      throw new StoreUnavailableError(`the embedded store ${view.file} cannot be opened: ${(err as Error).message}`, err);
+    }
+  } else if (view.kind === 'postgres') {
+    const pgDb = new PostgresDb(view, (err) => log.warn({ err: err.message }, 'PostgreSQL connection lost (the pool reconnects)'));
+    try {
+      await pgDb.check(view.validationQuery);
+    } catch (err) {
+      await pgDb.close().catch(() => {});
+      throw err;
+    }
+    db = pgDb;
+  } else {
+    throw new StoreUnavailableError(`[database.apim_db]: ${view.reason}`);
+  }
+  try {
+    await migrate(db, log);
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
+  log.info({ db: db.description, dialect: db.dialect }, 'apim_db store open');
+  return new ApimStore(db);
+}
