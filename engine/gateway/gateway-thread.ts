@@ -14,6 +14,7 @@ import { MessageContext, MessagePhase, Slot, type GatewayRuntime } from './messa
 import type { GatewayPhase } from './phase.js';
 import { buildPhases } from './phase-list.js';
 import { SharedStateReceiver } from './shared-state.js';
+import { GatewaySecurity } from '../security/gateway-security.js';
 import { Admission, WorkerPool } from './worker-pool.js';
 import { publishCall, hasCallSubscribers } from './call-events.js';
 
@@ -65,6 +66,7 @@ const collectHeader = (name: string, value: string): void => {
 export class GatewayThread implements GatewayRuntime {
   readonly phases: GatewayPhase[];
   readonly state: SharedStateReceiver;
+  readonly security: GatewaySecurity;
   readonly faults: SequenceFaultRenderer;
   readonly headerRules: HeaderRules;
   readonly workerPool: WorkerPool;
@@ -82,7 +84,14 @@ export class GatewayThread implements GatewayRuntime {
   private acceptingPaused = false;
   requests = 0;
 
-  constructor(readonly uws: Uws, readonly init: GatewayThreadInit, readonly log: Logger, private readonly codecs: Codecs) {
+  constructor(
+    readonly uws: Uws,
+    readonly init: GatewayThreadInit,
+    readonly log: Logger,
+    private readonly codecs: Codecs,
+    /** Sends a message to a main-thread extension (by name). */
+    readonly notifyMain: (extension: string, payload: unknown) => void = () => {},
+  ) {
     const p = init.passthru;
     this.ioBufferSize = p.ioBufferSize;
     this.headerRules = new HeaderRules(init.headers);
@@ -92,6 +101,7 @@ export class GatewayThread implements GatewayRuntime {
     this.faults = new SequenceFaultRenderer(SequenceRegistry.compile(init.sequences, { logger: log, codecs }));
     this.workerPool = new WorkerPool({ core: p.workerPoolCore, max: p.workerPoolMax, queueLength: p.workerPoolQueueLength }, log);
     this.state = new SharedStateReceiver(init.state);
+    this.security = new GatewaySecurity(this.state, log, (payload) => this.notifyMain('security', payload));
     this.phases = buildPhases(this);
     this.maxOpen = p.maxOpenConnections < 0 ? -1 : Math.max(1, Math.floor(p.maxOpenConnections / init.threads));
     this.sweeper = setInterval(() => this.sweep(), 1000);
@@ -229,6 +239,7 @@ export class GatewayThread implements GatewayRuntime {
         clearTimeout(timer);
         clearInterval(this.sweeper);
         this.workerPool.stop();
+        this.security.stop();
         this.pools.destroyAll();
         resolve();
       };

@@ -9,6 +9,7 @@ import type { BackendTarget } from './backend-target.js';
 import { statusLine, type FaultFacts, type FaultInfo, type FaultRenderer } from './fault.js';
 import { PhaseResult, type GatewayPhase } from './phase.js';
 import { buildBackendHead, writeResponseHead, type HeaderRules } from '../../transport/header-rules.js';
+import { handlerError, type HandlerError } from '../../mediation/api-handler-errors.js';
 import type { WorkerPool } from './worker-pool.js';
 
 /** What a message needs from its io thread. */
@@ -25,17 +26,31 @@ export interface GatewayRuntime {
   onMessageStart(ctx: MessageContext): void;
 }
 
-export interface AuthContext {
+/** Who a token speaks for: validated once, cached, shared by the calls that present it. */
+export interface TokenFacts {
   readonly application: string;
   readonly subscriber: string;
   readonly consumerKey: string;
   readonly keyType: 'PRODUCTION' | 'SANDBOX';
+  /** The end user (the application owner for application tokens). */
   readonly user: string;
+  readonly userType: 'APPLICATION' | 'APPLICATION_USER';
   readonly scopes: readonly string[];
+  /** JWT `jti`, or the base64url SHA-256 of an opaque token: the revocation key. */
   readonly tokenId: string;
-  readonly tier: string;
+  readonly tokenType: 'JWT' | 'OPAQUE';
+  /** The application's throttling policy. */
   readonly applicationTier: string;
+  /** The token's claims (JWT), for claim-based throttling and the backend JWT. */
   readonly claims: Readonly<Record<string, unknown>> | null;
+  /** When the token expires, ms since epoch. */
+  readonly expiresAt: number;
+}
+
+/** Who is calling (the token's facts) and the subscription this call uses. */
+export interface AuthContext extends TokenFacts {
+  /** The subscription's throttling policy for this API. */
+  readonly tier: string;
 }
 
 /** Where the message is in its life, for logs and the access log. */
@@ -97,6 +112,9 @@ export class MessageContext implements SenderHandler {
   resource: ResourceRuntime | null = null;
   resourcePath = '/';
   readonly pathParams: string[] = [];
+  /** Set by authenticate: the validated token. */
+  token: TokenFacts | null = null;
+  /** Set by authorize: the token's facts with this call's subscription. */
   auth: AuthContext | null = null;
   target: BackendTarget | null = null;
   /** Request headers the phases add for the backend (X-JWT-Assertion...), flat. */
@@ -460,6 +478,22 @@ export class MessageContext implements SenderHandler {
   }
 
   // ---- faults and local answers ------------------------------------------------------------------------
+
+  /**
+   * Raises one of seed 000's API handler errors with its message, status and fault sequence; `extra` may
+   * sharpen the description or add headers (WWW-Authenticate, Retry-After).
+   */
+  raise(code: number, extra?: { readonly description?: string; readonly headers?: readonly (readonly [string, string])[]; readonly sequence?: string; readonly status?: number }): void {
+    const e: HandlerError | undefined = handlerError(code);
+    this.fault({
+      code,
+      status: extra?.status ?? e?.status ?? 500,
+      message: e?.message ?? 'Error',
+      description: extra?.description ?? e?.description ?? '',
+      sequence: extra?.sequence ?? e?.sequence ?? 'fault',
+      ...(extra?.headers ? { headers: extra.headers } : {}),
+    });
+  }
 
   /** Answers the call with a fault rendered by its sequence. */
   fault(info: FaultInfo): void {

@@ -6,6 +6,11 @@ import { createLogger } from '../log/logger.js';
 import { LocalEventBus } from '../events/event-bus.js';
 import { startGateway, listenerTlsMaterial, type RunningGateway } from './gateway-role.js';
 import { startKeyManager, type RunningKeyManager } from '../keymanager/start.js';
+import { SecurityExtension, remoteJwks, type SecuritySources } from '../security/security-extension.js';
+import { tokenValidationView, senderTls } from '../../conf/typed-config.js';
+import { loadTrustedCertificates } from '../../transport/tls/key-store.js';
+import { openStore } from '../store/index.js';
+import { apimDbView } from '../../conf/typed-config.js';
 
 export interface NodeOptions {
   readonly sampleBackend?: boolean;
@@ -42,7 +47,9 @@ export async function startNode(config: Config, opts: NodeOptions = {}): Promise
       stops.push(() => km!.stop());
     }
     if (r.gateway) {
-      gateway = await startGateway(config, log, tls);
+      const sources = km ? localSecuritySources(km) : await remoteSecuritySources(config, log, stops);
+      const security = new SecurityExtension(config, log, bus, sources, tls);
+      gateway = await startGateway(config, log, tls, [security]);
       stops.push(() => gateway!.stop());
     }
   } catch (err) {
@@ -74,4 +81,31 @@ export async function startNode(config: Config, opts: NodeOptions = {}): Promise
   }
   return { closed, gateway, keyManager: km, stop };
 
+}
+
+/** The key manager runs in this process: its store and keys directly. */
+function localSecuritySources(km: RunningKeyManager): SecuritySources {
+  return {
+    loadApplications: () => km.store.applications.list(),
+    loadJwks: async () => km.keys.jwks(),
+    loadRevoked: () => km.tokens.revokedTokens(),
+    jwksRefreshMs: 0,
+  };
+}
+
+/**
+ * A gateway without a key manager in its process: signing keys from the key manager's JWKS URL, and
+ * applications and revocations from the shared apim_db (PostgreSQL in a multi-node set-up).
+ */
+async function remoteSecuritySources(config: Config, log: Logger, stops: (() => Promise<void>)[]): Promise<SecuritySources> {
+  const v = tokenValidationView(config);
+  const trust = senderTls(config).trustStore;
+  const store = await openStore(apimDbView(config), log);
+  stops.push(async () => { await store.close(); });
+  return {
+    loadApplications: () => store.applications.list(),
+    loadJwks: remoteJwks(v.jwksUrl!, trust ? loadTrustedCertificates(trust) : undefined),
+    loadRevoked: () => store.tokens.listInvalidUnexpired(Date.now()),
+    jwksRefreshMs: v.jwksRefreshMs,
+  };
 }
