@@ -31,6 +31,9 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
   const keyStore = senderTlsView.keyStore ? loadKeyMaterial(senderTlsView.keyStore) : undefined;
   const threads = new IoThreads(log);
 
+  // Before anything starts: a port in use stops the start with nothing left running.
+  for (const l of [listeners.http, listeners.https]) if (l.enabled) await assertPortFree(l.bindAddress, l.port);
+
   const apis = new DeclarativeDirectory<ApiDefinition>({
     dir: config.home.apisDir, kind: 'API', extension: '.toml', parse: readApiFile, identity: (a) => a.id, log,
     onChange: (list) => { if (threads.size) void threads.deployApis(list); },
@@ -39,14 +42,24 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
 
   const mediation = mediationView(config);
   // Load custom builders/formatters here first, so a bad module stops the start with a clear message.
-  await loadCodecs(mediation.codecs);
+  try {
+    await loadCodecs(mediation.codecs);
+  } catch (err) {
+    apis.stop();
+    throw err;
+  }
   const sequences = new SequenceRepository({ dir: mediation.sequencesDir, logger: log });
   sequences.rescan();
   const sequenceWatch = sequences.watch((set) => { if (threads.size) void threads.deploySequences(set); });
 
-  for (const l of [listeners.http, listeners.https]) if (l.enabled) await assertPortFree(l.bindAddress, l.port);
   const state: Record<string, unknown> = {};
-  for (const ext of extensions) Object.assign(state, await ext.initialState());
+  try {
+    for (const ext of extensions) Object.assign(state, await ext.initialState());
+  } catch (err) {
+    apis.stop();
+    sequenceWatch.close();
+    throw err;
+  }
   const init = (index: number, count: number): GatewayThreadInit => ({
     index, threads: count, passthru, listeners,
     tls: tls && listeners.https.enabled ? {

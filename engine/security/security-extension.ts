@@ -120,7 +120,7 @@ export class SecurityExtension implements GatewayExtension {
     }));
     threads.onExtensionMessage('security', (payload) => {
       const p = payload as { jwksRefresh?: boolean; kid?: string };
-      if (p.jwksRefresh && Date.now() - this.lastJwksFetch > 5000) void this.refreshJwks(`unknown kid ${p.kid ?? ''}`);
+      if (p.jwksRefresh && Date.now() - this.lastJwksFetch > 1000) void this.refreshJwks(`unknown kid ${p.kid ?? ''}`);
       else if (p.jwksRefresh) void this.pushCurrentJwks();
     });
     if (this.sources.jwksRefreshMs > 0) {
