@@ -15,6 +15,7 @@ import type { GatewayPhase } from './phase.js';
 import { buildPhases } from './phase-list.js';
 import { SharedStateReceiver } from './shared-state.js';
 import { GatewaySecurity } from '../security/gateway-security.js';
+import { ApiMediation } from './api-mediation.js';
 import { Admission, WorkerPool } from './worker-pool.js';
 import { publishCall, hasCallSubscribers } from './call-events.js';
 
@@ -67,6 +68,7 @@ export class GatewayThread implements GatewayRuntime {
   readonly phases: GatewayPhase[];
   readonly state: SharedStateReceiver;
   readonly security: GatewaySecurity;
+  readonly mediation: ApiMediation;
   readonly faults: SequenceFaultRenderer;
   readonly headerRules: HeaderRules;
   readonly workerPool: WorkerPool;
@@ -99,6 +101,8 @@ export class GatewayThread implements GatewayRuntime {
     this.deployed = new DeployedApis(this.pools);
     this.deployed.deploy(init.apis);
     this.faults = new SequenceFaultRenderer(SequenceRegistry.compile(init.sequences, { logger: log, codecs }));
+    this.mediation = new ApiMediation(() => this.faults.registry, codecs, log);
+    this.mediation.deploy(init.sequences);
     this.workerPool = new WorkerPool({ core: p.workerPoolCore, max: p.workerPoolMax, queueLength: p.workerPoolQueueLength }, log);
     this.state = new SharedStateReceiver(init.state);
     this.security = new GatewaySecurity(this.state, log, (payload) => this.notifyMain('security', payload));
@@ -218,6 +222,7 @@ export class GatewayThread implements GatewayRuntime {
   /** New sequences: a new registry, swapped whole (calls in flight keep the one they hold). */
   deploySequences(set: SequenceSet): void {
     this.faults.registry = SequenceRegistry.compile(set, { logger: this.log, codecs: this.codecs });
+    this.mediation.deploy(set);
   }
 
   /** Once a second: calls past the global timeout get their 504. */

@@ -11,6 +11,8 @@ import { PhaseResult, type GatewayPhase } from './phase.js';
 import { buildBackendHead, writeResponseHead, type HeaderRules } from '../../transport/header-rules.js';
 import { handlerError, type HandlerError } from '../../mediation/api-handler-errors.js';
 import type { WorkerPool } from './worker-pool.js';
+import type { ApiMediation } from './api-mediation.js';
+import type { CallFacts } from '../../mediation/index.js';
 
 /** What a message needs from its io thread. */
 export interface GatewayRuntime {
@@ -19,6 +21,7 @@ export interface GatewayRuntime {
   readonly faults: FaultRenderer;
   readonly headerRules: HeaderRules;
   readonly workerPool: WorkerPool;
+  readonly mediation: ApiMediation;
   readonly ioBufferSize: number;
   /** A message ended (answered, failed or abandoned): release its slot, publish the call event. */
   onMessageDone(ctx: MessageContext): void;
@@ -156,6 +159,8 @@ export class MessageContext implements SenderHandler {
   respBytes = 0;
   /** Inside a uWS cork: writes go straight to the batch. */
   inCork = false;
+  /** The API's out sequence reads the body: the response is held whole and written at its end. */
+  private heldResponse: Buffer[] | null = null;
   /** The fault that ended the call, for logs and the access log. */
   errorCode = 0;
   errorMessage = '';
@@ -362,6 +367,8 @@ export class MessageContext implements SenderHandler {
     if (status >= 500 && this.gw.headerRules.warnOnHttp500(this.target?.host ?? '')) {
       this.gw.log.warn({ status, api: this.api?.def.id, path: this.path }, 'backend answered with a server error');
     }
+    const out = this.api?.def.outSequence;
+    if (out !== undefined && this.outSequence(out)) return;
     if (this.inCork) { this.writeHeadCorked(); return; }
     corkTarget = this;
     this.res.cork(corkHead);
@@ -375,6 +382,7 @@ export class MessageContext implements SenderHandler {
 
   onData(chunk: Buffer): boolean {
     if (this.finished || this.aborted) return true;
+    if (this.heldResponse !== null) { this.heldResponse.push(chunk); return true; }
     this.respBytes += chunk.length;
     if (this.inCork) return this.writeDataCorked(chunk);
     corkTarget = this;
@@ -425,10 +433,65 @@ export class MessageContext implements SenderHandler {
     if (this.finished) return;
     this.backendDone = true;
     if (this.aborted) { this.finish(); return; }
+    if (this.heldResponse !== null) { this.completeHeldResponse(); return; }
     if (this.stash !== null) return; // the client's writable event finishes the response
     if (this.inCork) { this.endCorked(); return; }
     corkTarget = this;
     this.res.cork(corkEnd);
+  }
+
+  /**
+   * The API's out sequence on the response head. Content-aware: hold the body and run at the end
+   * (returns true: nothing written yet). Otherwise: run now on status and headers, then stream.
+   */
+  private outSequence(name: string): boolean {
+    const med = this.gw.mediation;
+    const seq = med.get(name);
+    if (seq === undefined) {
+      this.gw.log.warn({ api: this.api?.def.id, sequence: name }, 'the out sequence of this API is not deployed; response passed as it is');
+      return false;
+    }
+    if (med.touchesBody(name) && !this.respNoBody) { this.heldResponse = []; return true; }
+    const r = med.run(seq, 'response', this.callFacts(), this.respHeaders!, null, this.respStatus);
+    if (r.kind === 'continue') {
+      this.respStatus = r.status;
+      this.respHeaders = r.headers.flat();
+      return false;
+    }
+    this.exchange?.abort();
+    this.exchange = null;
+    if (r.kind === 'respond') this.respond(r.status, r.headers, r.body);
+    else if (r.kind === 'drop') this.respond(202, [], null);
+    else this.fault({ code: 101510, status: 500, message: 'Response processing failed', description: `The out sequence ${name} failed`, sequence: this.api?.def.faultSequence ?? 'fault' });
+    return true;
+  }
+
+  private completeHeldResponse(): void {
+    const name = this.api!.def.outSequence!;
+    const body = Buffer.concat(this.heldResponse!);
+    this.heldResponse = null;
+    const r = this.gw.mediation.run(this.gw.mediation.get(name)!, 'response', this.callFacts(), this.respHeaders!, body, this.respStatus);
+    if (r.kind === 'error') {
+      this.fault({ code: 101510, status: 500, message: 'Response processing failed', description: `The out sequence ${name} failed`, sequence: this.api?.def.faultSequence ?? 'fault' });
+      return;
+    }
+    if (r.kind === 'drop') { this.respond(202, [], null); return; }
+    const headers = r.kind === 'respond' ? r.headers : r.headers.filter(([k]) => !this.gw.headerRules.dropsResponseHeader(k.toLowerCase()));
+    this.respond(r.status, headers, r.body);
+  }
+
+  /** Facts about the call for mediation (get-property('api.ut.api') and friends). */
+  callFacts(): CallFacts {
+    const api = this.api?.def;
+    const a = this.auth;
+    return {
+      method: this.method,
+      path: this.query ? `${this.path}?${this.query}` : this.path,
+      clientIp: this.clientIp,
+      ...(api ? { apiName: api.name, apiVersion: api.version, apiContext: api.context } : {}),
+      ...(this.resource ? { resource: this.resource.def.uriTemplate } : {}),
+      ...(a ? { applicationName: a.application, applicationOwner: a.subscriber, consumerKey: a.consumerKey, userId: a.user, keyType: a.keyType, subscriptionTier: a.tier } : {}),
+    };
   }
 
   /** Inside cork: end of the response to the client. */

@@ -8,6 +8,7 @@ import { AuthenticatePhase } from './phases/authenticate.js';
 import { AuthorizePhase } from './phases/authorize.js';
 import { GraphqlQueryPhase } from './phases/graphql-query.js';
 import { BackendJwtPhase } from './phases/backend-jwt.js';
+import { InSequencePhase } from './phases/in-sequence.js';
 
 /**
  * The gateway's request phases, in order (DESIGN.md "How a call flows"):
@@ -26,6 +27,7 @@ export function buildPhases(thread: GatewayThread): GatewayPhase[] {
     new AuthorizePhase(thread.security, thread.deployed),
     new GraphqlQueryPhase(),
     new BackendJwtPhase(thread.security),
+    new InSequencePhase(thread.mediation),
   ];
   if (p.forceJsonValidation || p.forceXmlValidation) phases.push(new ValidateBodyPhase(p.forceJsonValidation, p.forceXmlValidation));
   return phases;
