@@ -3,6 +3,7 @@ import type { Config } from '../../conf/config.js';
 import { formatIssue } from '../../conf/errors.js';
 import { roles, ports, logView, passthruListeners } from '../../conf/typed-config.js';
 import { createLogger } from '../log/logger.js';
+import { startPizzaBackend } from '../sample/pizza-backend.js';
 import { LocalEventBus } from '../events/event-bus.js';
 import { startGateway, listenerTlsMaterial, type RunningGateway } from './gateway-role.js';
 import { startKeyManager, type RunningKeyManager } from '../keymanager/start.js';
@@ -40,6 +41,11 @@ export async function startNode(config: Config, opts: NodeOptions = {}): Promise
   let gateway: RunningGateway | null = null;
   let km: RunningKeyManager | null = null;
   try {
+    if (opts.sampleBackend) {
+      const sample = await startPizzaBackend();
+      log.info({ url: `http://127.0.0.1:${sample.port}/pizzashack/v1/menu` }, 'sample pizza backend listening');
+      stops.push(() => sample.close());
+    }
     const needsTls = (r.gateway && passthruListeners(config).https.enabled) || r.keyManager || r.controlPlane;
     const tls = needsTls ? listenerTlsMaterial(config, log) : null;
     if (r.keyManager) {
