@@ -40,6 +40,8 @@ export interface GatewayThreadInit {
   readonly globalTimeoutMs: number;
   readonly apis: readonly ApiDefinition[];
   readonly sequences: SequenceSet;
+  /** Where the gateway forwards /token and /revoke (the key manager), with the certificates to trust. */
+  readonly tokenApi: { readonly origin: string; readonly ca: readonly string[] } | null;
   /** Initial values of the shared state keys (see shared-state.ts). */
   readonly state: Readonly<Record<string, unknown>>;
 }
@@ -98,7 +100,7 @@ export class GatewayThread implements GatewayRuntime {
     this.ioBufferSize = p.ioBufferSize;
     this.headerRules = new HeaderRules(init.headers);
     this.pools = new SenderPools(init.sender, new ProxyRules(init.proxies.http), new ProxyRules(init.proxies.https));
-    this.deployed = new DeployedApis(this.pools);
+    this.deployed = new DeployedApis(this.pools, init.tokenApi?.origin ?? null, init.tokenApi?.ca);
     this.deployed.deploy(init.apis);
     this.faults = new SequenceFaultRenderer(SequenceRegistry.compile(init.sequences, { logger: log, codecs }));
     this.mediation = new ApiMediation(() => this.faults.registry, codecs, log);

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../../conf/config.js';
-import { hostname, listenerTls, logView, mediationView, passthruListeners, passthruView, senderProxies, senderTls } from '../../conf/typed-config.js';
+import { hostname, listenerTls, logView, mediationView, passthruListeners, passthruView, senderProxies, senderTls, tokenValidationView } from '../../conf/typed-config.js';
 import { loadKeyMaterial, loadTrustedCertificates } from '../../transport/tls/key-store.js';
 import { prepareServerTls, removeGeneratedFiles, type ServerTlsMaterial } from '../../transport/tls/server-tls.js';
 import { DeclarativeDirectory } from '../registry/declarative-directory.js';
@@ -89,6 +89,7 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
     globalTimeoutMs: mediation.globalTimeoutMs,
     apis: initial,
     sequences: sequences.snapshot(),
+    tokenApi: tokenApiFront(config, tls),
     state,
   });
   const count = passthru.ioThreads;
@@ -117,6 +118,12 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
       if (tls) removeGeneratedFiles(tls);
     },
   };
+}
+
+/** The key manager origin the gateway's /token and /revoke forward to; the local certificate is trusted. */
+function tokenApiFront(config: Config, tls: ServerTlsMaterial | null): GatewayThreadInit['tokenApi'] {
+  const url = new URL(tokenValidationView(config).introspectionUrl);
+  return { origin: url.origin, ca: tls ? [tls.certChainPem] : [] };
 }
 
 /** TLS material of the HTTPS listeners (gateway 8243, servlet 9443), generated on first start. */
