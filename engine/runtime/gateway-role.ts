@@ -94,6 +94,10 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
   });
   const count = passthru.ioThreads;
   if (count > os.availableParallelism()) log.warn({ ioThreads: count, cores: os.availableParallelism() }, 'more io threads than cores');
+  const protocols = listenerTls(config).protocols;
+  if (listeners.https.enabled && !(protocols.includes('TLSv1.2') && protocols.includes('TLSv1.3'))) {
+    log.warn({ protocols }, 'transport.passthru_https listener.protocols: the uWebSockets.js listener always offers TLS 1.2 and 1.3 and never TLS 1.0/1.1; the list is not applied there');
+  }
   if (tls?.clientAuth === 'optional') log.warn('SSLVerifyClient = "optional" is not supported by the uWebSockets.js listener: client certificates are not requested (use "require")');
   const datas: IoThreadData[] = [];
   for (let i = 0; i < count; i++) datas.push({ gateway: init(i, count), log: { ...logView(config) }, codecs: mediation.codecs });
