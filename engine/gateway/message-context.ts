@@ -396,23 +396,30 @@ export class MessageContext implements SenderHandler {
   writeDataCorked(chunk: Buffer): boolean {
     const res = this.res;
     if (this.respTotal >= 0) {
-      const offset = res.getWriteOffset();
       const [ok, done] = res.tryEnd(chunk, this.respTotal);
       if (done) { this.backendDone = true; this.finish(); return true; }
       if (!ok) {
+        // Every earlier chunk was taken whole (or we would have stopped): this one starts where they end.
         this.stash = chunk;
-        this.stashOffset = offset;
-        res.onWritable(this.onClientWritable);
+        this.stashOffset = this.respBytes - chunk.length;
+        res.onWritable(this.writableHandler());
         return false;
       }
       return true;
     }
     if (res.write(chunk)) return true;
-    res.onWritable(this.onClientWritable);
+    res.onWritable(this.writableHandler());
     return false;
   }
 
-  private readonly onClientWritable = (offset: number): boolean => {
+  /** Made on the first back-pressure only: most calls never need it. */
+  private onClientWritable: ((offset: number) => boolean) | null = null;
+
+  private writableHandler(): (offset: number) => boolean {
+    return this.onClientWritable ??= (offset) => this.clientWritable(offset);
+  }
+
+  private clientWritable(offset: number): boolean {
     if (this.finished || this.aborted) return true;
     const stash = this.stash;
     if (stash !== null) {
@@ -427,7 +434,8 @@ export class MessageContext implements SenderHandler {
     }
     this.exchange?.resume();
     return true;
-  };
+  }
+
 
   onComplete(): void {
     if (this.finished) return;
