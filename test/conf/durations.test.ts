@@ -48,6 +48,11 @@ t.test('duration keys in a file', async (t) => {
   t.ok(err instanceof ConfigError, 'a bad duration is refused');
   t.match((err as ConfigError).issues, [{ path: 'passthru_http.http.socket.timeout', line: 2, expected: /^a duration such as/ }]);
 
+  t.test('a time in ms where -1 means forever is an integer, not a duration', async (t) => {
+    const u = load('[user_store.properties]\nTenantManager = "x.JDBCTenantManager"\nReadTimeout = -1\n');
+    t.equal(u.get('user_store.properties.ReadTimeout'), -1, 'the seed: zero or less waits forever');
+  });
+
   t.test('every duration default of the catalog is whole milliseconds', async (t) => {
     for (const spec of catalogIndex.all) {
       if (spec.type !== 'duration' || spec.default === undefined) continue;
