@@ -16,6 +16,7 @@ import { buildPhases } from './phase-list.js';
 import { SharedStateReceiver } from './shared-state.js';
 import { Admission, WorkerPool } from './worker-pool.js';
 import { publishCall, hasCallSubscribers } from './call-events.js';
+import { TracePhase } from './telemetry/trace.js';
 
 export interface ListenerTlsFiles {
   readonly keyFile: string;
@@ -63,7 +64,9 @@ const collectHeader = (name: string, value: string): void => {
  * and the bounded worker pool. Everything here belongs to this thread; shared state arrives by message.
  */
 export class GatewayThread implements GatewayRuntime {
-  readonly phases: GatewayPhase[];
+  /** The phases a message runs, replaced whole (never edited) when tracing is switched on or off. */
+  phases: GatewayPhase[];
+  private readonly basePhases: GatewayPhase[];
   readonly state: SharedStateReceiver;
   readonly faults: SequenceFaultRenderer;
   readonly headerRules: HeaderRules;
@@ -92,7 +95,8 @@ export class GatewayThread implements GatewayRuntime {
     this.faults = new SequenceFaultRenderer(SequenceRegistry.compile(init.sequences, { logger: log, codecs }));
     this.workerPool = new WorkerPool({ core: p.workerPoolCore, max: p.workerPoolMax, queueLength: p.workerPoolQueueLength }, log);
     this.state = new SharedStateReceiver(init.state);
-    this.phases = buildPhases(this);
+    this.basePhases = buildPhases(this);
+    this.phases = this.basePhases;
     this.maxOpen = p.maxOpenConnections < 0 ? -1 : Math.max(1, Math.floor(p.maxOpenConnections / init.threads));
     this.sweeper = setInterval(() => this.sweep(), 1000);
     this.sweeper.unref();
@@ -201,6 +205,16 @@ export class GatewayThread implements GatewayRuntime {
     if (https.enabled && this.init.tls) void this.open(this.apps[i]!, https, 'HTTPS').catch((e: Error) => this.log.error(e.message));
   }
 
+  /**
+   * Tracing on: the trace phase runs last before the sender (it adds the propagation headers). Appending
+   * at the end leaves the index of every other phase alone, so calls in flight are not disturbed.
+   */
+  setTracing(on: boolean): void {
+    const has = this.phases.length > this.basePhases.length;
+    if (on && !has) this.phases = [...this.basePhases, new TracePhase()];
+    else if (!on && has) this.phases = this.basePhases;
+  }
+
   deployApis(apis: readonly ApiDefinition[]): void {
     this.deployed.deploy(apis);
   }
@@ -240,6 +254,10 @@ export class GatewayThread implements GatewayRuntime {
       if (this.inFlight.size === 0) done();
       else this.drained = done;
     });
+  }
+
+  get index(): number {
+    return this.init.index;
   }
 
   get inFlightCount(): number {

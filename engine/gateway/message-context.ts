@@ -10,6 +10,7 @@ import { statusLine, type FaultFacts, type FaultInfo, type FaultRenderer } from 
 import { PhaseResult, type GatewayPhase } from './phase.js';
 import { buildBackendHead, writeResponseHead, type HeaderRules } from '../../transport/header-rules.js';
 import type { WorkerPool } from './worker-pool.js';
+import type { TraceRecord } from './telemetry/types.js';
 
 /** What a message needs from its io thread. */
 export interface GatewayRuntime {
@@ -107,6 +108,8 @@ export class MessageContext implements SenderHandler {
   readonly extraResponseHeaders: string[] = [];
   /** Properties set by mediation or phases for later phases and the fault sequences. */
   properties: Map<string, unknown> | null = null;
+  /** Trace ids of the call, set by the trace phase when tracing is on (engine/gateway/telemetry/trace.ts). */
+  trace: TraceRecord | null = null;
   phaseIndex = 0;
   phase: MessagePhase = MessagePhase.RECEIVED;
   slot: Slot = Slot.NONE;
@@ -128,7 +131,8 @@ export class MessageContext implements SenderHandler {
   exchange: Exchange | null = null;
   respStatus = 0;
   private respStatusText = '';
-  private respHeaders: string[] | null = null;
+  /** The backend's response headers, flat, as received (null before they arrive). */
+  respHeaders: string[] | null = null;
   /** Content-Length of the response, -1 when chunked or close-delimited. */
   private respTotal = -1;
   private respNoBody = false;
@@ -141,6 +145,9 @@ export class MessageContext implements SenderHandler {
   /** The fault that ended the call, for logs and the access log. */
   errorCode = 0;
   errorMessage = '';
+  /** A transport error's base code and protocol state (metrics); 0 / -1 when the call had none. */
+  errorBase = 0;
+  errorState = -1;
   backendStartedAt = 0;
   backendLatencyMs = -1;
 
@@ -437,6 +444,8 @@ export class MessageContext implements SenderHandler {
   onError(err: BackendTransportError): void {
     if (this.finished) return;
     this.exchange = null;
+    this.errorBase = err.base;
+    this.errorState = err.state;
     const log = this.gw.log;
     if (this.responseStarted) {
       // The status is already out: the only honest signal left is to cut the connection.
@@ -524,6 +533,8 @@ export class MessageContext implements SenderHandler {
       'no complete response within synapse.global_timeout_interval; the late response will be dropped');
     const err = new BackendTransportError(TransportErrorCode.CONNECTION_TIMED_OUT, state, 'global timeout');
     if (this.responseStarted) { this.onError(err); return; }
+    this.errorBase = err.base;
+    this.errorState = err.state;
     this.fault({ code: err.code, status: 504, message: err.detail, description: err.description, sequence: this.api?.def.faultSequence ?? 'fault' });
   }
 }
