@@ -5,7 +5,7 @@ import { LATENCY_BUCKETS, type HistogramDelta, type MetricsDelta, type ThreadGau
 import type { ServletRecord } from './access-log.js';
 
 type Labels = Record<string, string | number>;
-interface Sample { readonly labels: Labels; readonly value: number; readonly metricName?: string }
+export interface Sample { readonly labels: Labels; readonly value: number; readonly metricName?: string }
 
 /**
  * A metric whose samples are computed at scrape time (gauges from the io threads' last report, counters
@@ -13,9 +13,11 @@ interface Sample { readonly labels: Labels; readonly value: number; readonly met
  */
 class ComputedMetric {
   readonly aggregator = 'sum';
-  constructor(readonly name: string, readonly help: string, readonly type: 'gauge' | 'counter' | 'histogram', private readonly collect: () => Sample[]) {}
-  get(): { name: string; help: string; type: string; aggregator: string; values: Sample[] } {
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: this.collect() };
+  constructor(readonly name: string, readonly help: string, readonly type: 'gauge' | 'counter' | 'histogram', private readonly collect: () => Sample[] | Promise<Sample[]>) {}
+  async get(): Promise<{ name: string; help: string; type: string; aggregator: string; values: Sample[] }> {
+    let values: Sample[];
+    try { values = await this.collect(); } catch { values = []; }
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
   }
 }
 
@@ -106,7 +108,7 @@ export class NodeMetrics {
   }
 
   /** A gauge computed at scrape time; other parts add theirs (store pool, gateways, event hub). */
-  gauge(name: string, help: string, collect: () => Sample[]): void {
+  gauge(name: string, help: string, collect: () => Sample[] | Promise<Sample[]>): void {
     this.register(new ComputedMetric(name, help, 'gauge', collect));
   }
 

@@ -109,29 +109,44 @@ export class ApiRegistry {
     }
   }
 
+  /**
+   * The union as the store holds it right now (read again), without changing what this node deploys: what
+   * a gateway-worker pulling artifacts gets, even while this node's own reload is still on its way.
+   */
+  async fresh(): Promise<ApiDefinition[]> {
+    const stored = this.o.store ? await this.o.store.apis.list() : this.stored;
+    return this.union(stored, new Map());
+  }
+
   private merge(): void {
+    const nowShadowed = new Map<string, string>();
+    const out = this.union(this.stored, nowShadowed);
+    for (const [file, why] of nowShadowed) {
+      if (this.shadowed.get(file) !== why) this.o.log.warn({ file }, why);
+    }
+    this.shadowed.clear();
+    for (const [k, v] of nowShadowed) this.shadowed.set(k, v);
+    this.current = out;
+  }
+
+  private union(stored: readonly ApiDefinition[], shadowed: Map<string, string>): ApiDefinition[] {
     const byId = new Set<string>();
     const byPrefix = new Map<string, string>();
     const out: ApiDefinition[] = [];
-    for (const a of this.stored) {
+    for (const a of stored) {
       byId.add(a.id);
       byPrefix.set(`${a.context}/${a.version}`, a.id);
       out.push(a);
     }
-    const nowShadowed = new Map<string, string>();
     for (const a of this.files) {
       const holder = byId.has(a.id) ? a.id : byPrefix.get(`${a.context}/${a.version}`);
       if (holder !== undefined) {
-        const why = `${a.source}: API ${a.id} not deployed from the file: ${holder} in the store (admin API) serves ${byId.has(a.id) ? 'the same name and version' : `${a.context}/${a.version}`}`;
-        nowShadowed.set(a.source, why);
-        if (this.shadowed.get(a.source) !== why) this.o.log.warn({ file: a.source, api: a.id, holder }, why);
+        shadowed.set(a.source, `${a.source}: API ${a.id} not deployed from the file: ${holder} in the store (admin API) serves ${byId.has(a.id) ? 'the same name and version' : `${a.context}/${a.version}`}`);
         continue;
       }
       byPrefix.set(`${a.context}/${a.version}`, a.id);
       out.push(a);
     }
-    this.shadowed.clear();
-    for (const [k, v] of nowShadowed) this.shadowed.set(k, v);
-    this.current = out;
+    return out;
   }
 }
