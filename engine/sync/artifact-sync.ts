@@ -158,7 +158,7 @@ export class ArtifactSync {
       } catch (err) {
         if (this.stopped) return;
         failures++;
-        const backoff = Math.min(30_000, 500 * 2 ** Math.min(failures, 6));
+        const backoff = Math.min(10_000, 500 * 2 ** Math.min(failures, 5));
         if (failures === 1 || failures % 10 === 0) {
           this.o.log.warn({ err: (err as Error).message, retryInMs: backoff, failures }, 'following the control plane failed; the gateway keeps serving what it has');
         }
