@@ -83,7 +83,7 @@ export async function adminApiFlow(t: Test, conf: Record<string, unknown> = {}):
     keys: [{ key_type: 'PRODUCTION', grant_types: ['client_credentials'], scopes: ['echo:read'] }, { key_type: 'SANDBOX' }],
     subscriptions: [{ api: 'Echo:1.0.0', throttling_policy: 'Gold' }],
   });
-  t.equal(app.status, 201, app.text);
+  t.equal(app.status, 201, 'application created');
   const prod = app.json.keys.find((k: { key_type: string }) => k.key_type === 'PRODUCTION');
   t.ok(prod.client_id && prod.client_secret, 'the creation answer carries the client id and secret');
   t.equal(app.headers['cache-control'], 'no-store');
