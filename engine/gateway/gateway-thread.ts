@@ -244,6 +244,10 @@ export class GatewayThread implements GatewayRuntime {
         clearInterval(this.sweeper);
         this.workerPool.stop();
         this.pools.destroyAll();
+        // Idle keep-alive client connections still hold uWS sockets: a worker terminated with them open
+        // aborts the process (uv_loop_close with open handles). App.close() (in the binary, not in the
+        // typings) closes every socket of the app.
+        for (const app of this.apps) (app as unknown as { close?: () => void }).close?.();
         resolve();
       };
       const timer = setTimeout(() => {
