@@ -246,9 +246,11 @@ export class GatewayThread implements GatewayRuntime {
         this.pools.destroyAll();
         // Idle keep-alive client connections still hold uWS sockets: a worker terminated with them open
         // aborts the process (uv_loop_close with open handles). App.close() (in the binary, not in the
-        // typings) closes every socket of the app.
-        for (const app of this.apps) (app as unknown as { close?: () => void }).close?.();
-        resolve();
+        // typings) closes every socket of the app; a moment later, so that the last responses are flushed.
+        setTimeout(() => {
+          for (const app of this.apps) (app as unknown as { close?: () => void }).close?.();
+          resolve();
+        }, 200);
       };
       const timer = setTimeout(() => {
         if (this.inFlight.size) this.log.warn({ inFlight: this.inFlight.size }, 'graceful stop deadline passed; closing calls in flight');
