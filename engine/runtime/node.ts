@@ -92,6 +92,20 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
   let stopping = false;
   const notReady: string[] = ['starting'];
 
+  // SIGINT / SIGTERM are handled from the start: one arriving while the roles start stops the node once they have.
+  let stopAsked = false;
+  let onStopSignal: (() => void) | null = null;
+  let keepAlive: NodeJS.Timeout | null = null;
+  if (opts.handleSignals !== false) {
+    const onSignal = (sig: string): void => {
+      log.info({ signal: sig }, 'stopping: finishing calls in flight');
+      if (onStopSignal) onStopSignal(); else stopAsked = true;
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    keepAlive = setInterval(() => {}, 1 << 30);
+  }
+
   const telemetry = new TelemetryHub(log);
   telemetry.configure(config);
   stops.push(() => telemetry.close());
@@ -259,6 +273,7 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
     for (const s of [...prestops.reverse(), ...stops.reverse()]) await Promise.resolve().then(s).catch(() => {});
     if (!servletStarted) removeGeneratedFiles(tls);
     log.flush();
+    if (keepAlive) clearInterval(keepAlive);
     throw err;
   }
   stops.push(() => { if (!gateway) removeGeneratedFiles(tls); });
@@ -275,8 +290,10 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
     }
     log.info('stopped');
     log.flush();
+    if (keepAlive) clearInterval(keepAlive);
     resolveClosed(0);
   };
+  onStopSignal = () => { void stop(); };
 
   let reloading: Promise<ReloadReport> | null = null;
   const reload = (): Promise<ReloadReport> => {
@@ -313,14 +330,11 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
   };
 
   if (opts.handleSignals !== false) {
-    const onSignal = (sig: string): void => { log.info({ signal: sig }, 'stopping: finishing calls in flight'); void stop(); };
     const onHup = (): void => { log.info('SIGHUP: reloading deployment.toml'); void reload(); };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
     process.on('SIGHUP', onHup);
-    const keepAlive = setInterval(() => {}, 1 << 30);
-    void closed.then(() => { clearInterval(keepAlive); process.off('SIGHUP', onHup); });
+    void closed.then(() => process.off('SIGHUP', onHup));
   }
+  if (stopAsked) void stop();
   return {
     closed, gateway, keyManager: km, controlPlane: cp, servlet, servletAddresses, store, bus, telemetry, apis, sync, notifier,
     reload, stop,
