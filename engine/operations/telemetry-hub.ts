@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../conf/config.js';
 import { accessLogView, analyticsView, metricsView, oauthView, tracingView, type AccessLogView, type AnalyticsView, type TracingView } from '../../conf/typed-config.js';
 import type { TelemetryBatch, TelemetrySettings } from '../gateway/telemetry/types.js';
+import { decodeCall } from '../gateway/telemetry/call-tuple.js';
 import { AccessLog, gatewayLine, servletLine, type ServletRecord } from './access-log.js';
 import { AnalyticsLog } from './analytics.js';
 import { NodeMetrics } from './metrics.js';
@@ -83,7 +84,8 @@ export class TelemetryHub {
       const access = this.accessLog;
       const analytics = this.analytics;
       const reporters = this.reporters;
-      for (const c of b.calls) {
+      for (const tuple of b.calls) {
+        const c = decodeCall(tuple);
         if (access) access.write(gatewayLine(c));
         if (analytics) analytics.write(c);
         if (reporters.length && c.trace) {

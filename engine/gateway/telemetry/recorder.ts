@@ -4,6 +4,8 @@ import type { MessageContext } from '../message-context.js';
 import type { SenderPools } from '../backend-target.js';
 import type { WorkerPool } from '../worker-pool.js';
 import { traceFor } from './trace.js';
+import { encodeCall, type CallTuple } from './call-tuple.js';
+import type { ApiDefinition } from '../../registry/types.js';
 import {
   LATENCY_BUCKETS, TELEMETRY_OFF,
   type CallRecord, type HistogramDelta, type MetricsDelta, type TelemetryBatch, type TelemetrySettings, type ThreadGauges,
@@ -26,7 +28,6 @@ class Hist {
   readonly buckets = new Float64Array(LATENCY_BUCKETS.length + 1);
   sum = 0;
   count = 0;
-  constructor(readonly api: string, readonly version: string) {}
   observe(seconds: number): void {
     let i = 0;
     while (i < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[i]!) i++;
@@ -34,9 +35,20 @@ class Hist {
     this.sum += seconds;
     this.count++;
   }
-  delta(): HistogramDelta {
-    return { api: this.api, version: this.version, buckets: Array.from(this.buckets), sum: this.sum, count: this.count };
+  delta(api: string, version: string): HistogramDelta {
+    return { api, version, buckets: Array.from(this.buckets), sum: this.sum, count: this.count };
   }
+}
+
+/** What one API (one deployed definition object) counted since the last report. */
+class ApiStats {
+  /** Calls by status code (sparse). */
+  readonly statuses: number[] = [];
+  readonly latency = new Hist();
+  readonly backend = new Hist();
+  /** `${code}:${kind}` -> count. */
+  readonly faults = new Map<string, number>();
+  constructor(readonly api: string, readonly version: string) {}
 }
 
 function isThrottle(code: number): boolean {
@@ -50,12 +62,10 @@ function isThrottle(code: number): boolean {
 export class CallRecorder {
   private settings: TelemetrySettings = TELEMETRY_OFF;
   private subscribed = false;
-  private calls: CallRecord[] = [];
-  private readonly requests = new Map<string, number>();
-  private readonly latency = new Map<string, Hist>();
-  private readonly backend = new Map<string, Hist>();
+  private calls: CallTuple[] = [];
+  /** By API definition object (identity: no key string built per call); null for calls no API matched. */
+  private readonly stats = new Map<ApiDefinition | null, ApiStats>();
   private readonly transport = new Map<string, number>();
-  private readonly faults = new Map<string, number>();
   private metricsDirty = false;
   private recordTimer: NodeJS.Timeout | null = null;
   private metricsTimer: NodeJS.Timeout | null = null;
@@ -85,7 +95,7 @@ export class CallRecorder {
       const status = ctx.respStatus || (ctx.aborted ? 499 : 0);
       if (this.settings.metrics) this.count(ctx, status, durationMs);
       if (this.settings.records) {
-        this.calls.push(this.record(ctx, status, durationMs));
+        this.calls.push(encodeCall(this.record(ctx, status, durationMs)));
         if (this.calls.length >= MAX_BATCH) this.flushRecords();
         else this.recordTimer ??= setTimeout(() => { this.recordTimer = null; this.flushRecords(); }, this.settings.flushIntervalMs);
       }
@@ -95,28 +105,21 @@ export class CallRecorder {
   };
 
   private count(ctx: MessageContext, status: number, durationMs: number): void {
-    const api = ctx.api?.def.name ?? '';
-    const version = ctx.api?.def.version ?? '';
-    const key = `${api}\u0000${version}`;
-    const rk = `${key}\u0000${status}`;
-    this.requests.set(rk, (this.requests.get(rk) ?? 0) + 1);
-    let h = this.latency.get(key);
-    if (h === undefined) { h = new Hist(api, version); this.latency.set(key, h); }
-    h.observe(durationMs / 1000);
-    if (ctx.backendLatencyMs >= 0) {
-      let b = this.backend.get(key);
-      if (b === undefined) { b = new Hist(api, version); this.backend.set(key, b); }
-      b.observe(ctx.backendLatencyMs / 1000);
-    }
+    const def = ctx.api?.def ?? null;
+    let st = this.stats.get(def);
+    if (st === undefined) { st = new ApiStats(def?.name ?? '', def?.version ?? ''); this.stats.set(def, st); }
+    st.statuses[status] = (st.statuses[status] ?? 0) + 1;
+    st.latency.observe(durationMs / 1000);
+    if (ctx.backendLatencyMs >= 0) st.backend.observe(ctx.backendLatencyMs / 1000);
     const code = ctx.errorCode;
     if (code !== 0) {
       const kind = isThrottle(code) ? FaultKind.THROTTLED : ctx.backendStartedAt === 0 && ctx.errorBase === 0 ? FaultKind.REJECTED : FaultKind.OTHER;
-      const fk = `${key}\u0000${code}\u0000${kind}`;
-      this.faults.set(fk, (this.faults.get(fk) ?? 0) + 1);
-    }
-    if (ctx.errorBase !== 0) {
-      const tk = `${code}\u0000${ctx.errorBase}\u0000${ctx.errorState}`;
-      this.transport.set(tk, (this.transport.get(tk) ?? 0) + 1);
+      const fk = `${code}:${kind}`;
+      st.faults.set(fk, (st.faults.get(fk) ?? 0) + 1);
+      if (ctx.errorBase !== 0) {
+        const tk = `${code}:${ctx.errorBase}:${ctx.errorState}`;
+        this.transport.set(tk, (this.transport.get(tk) ?? 0) + 1);
+      }
     }
     if (!this.metricsDirty) {
       this.metricsDirty = true;
@@ -183,20 +186,24 @@ export class CallRecorder {
   private takeMetrics(): MetricsDelta | null {
     if (!this.metricsDirty) return null;
     this.metricsDirty = false;
-    const split = (k: string): string[] => k.split('\u0000');
-    const delta: MetricsDelta = {
-      requests: [...this.requests].map(([k, n]) => { const [a, v, s] = split(k); return [a!, v!, Number(s), n] as const; }),
-      latency: [...this.latency.values()].map((h) => h.delta()),
-      backendLatency: [...this.backend.values()].map((h) => h.delta()),
-      transportErrors: [...this.transport].map(([k, n]) => { const [c, b, st] = split(k); return [Number(c), Number(b), Number(st), n] as const; }),
-      faults: [...this.faults].map(([k, n]) => { const [a, v, c, kind] = split(k); return [a!, v!, Number(c), Number(kind), n] as const; }),
-    };
-    this.requests.clear();
-    this.latency.clear();
-    this.backend.clear();
+    const requests: [string, string, number, number][] = [];
+    const latency: HistogramDelta[] = [];
+    const backendLatency: HistogramDelta[] = [];
+    const faults: [string, string, number, number, number][] = [];
+    // Merged by name and version: a redeployment makes new definition objects for the same API.
+    for (const st of this.stats.values()) {
+      st.statuses.forEach((n, status) => { if (n) requests.push([st.api, st.version, status, n]); });
+      if (st.latency.count) latency.push(st.latency.delta(st.api, st.version));
+      if (st.backend.count) backendLatency.push(st.backend.delta(st.api, st.version));
+      for (const [k, n] of st.faults) {
+        const [code, kind] = k.split(':');
+        faults.push([st.api, st.version, Number(code), Number(kind), n]);
+      }
+    }
+    const transportErrors = [...this.transport].map(([k, n]) => { const [c, b, state] = k.split(':'); return [Number(c), Number(b), Number(state), n] as const; });
+    this.stats.clear();
     this.transport.clear();
-    this.faults.clear();
-    return delta;
+    return { requests, latency, backendLatency, transportErrors, faults };
   }
 
   gauges(): ThreadGauges {

@@ -120,7 +120,8 @@ export interface ThreadGauges {
 
 export interface TelemetryBatch {
   readonly thread: number;
-  readonly calls: readonly CallRecord[];
+  /** CallRecords encoded as tuples (call-tuple.ts). */
+  readonly calls: readonly (readonly unknown[])[];
   readonly metrics: MetricsDelta | null;
   readonly gauges: ThreadGauges | null;
 }
