@@ -251,6 +251,8 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
           },
         }, nv, log.child({ component: 'gateway-notification' }));
       }
+      // Gateway extensions (security, throttling...) are added to `extensions` before this line: `store`
+      // (apim_db, or a gateway-worker's replica kept current by ArtifactSync) and `bus` are ready here.
       const n = notifier;
       gateway = await startGateway(config, log, tls, extensions, {
         apis: apis!,

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Test } from 'tap';
 import { startSluice } from '../../helpers/sluice.js';
 import { apiToml, API_DIR } from '../../helpers/home.js';
@@ -161,4 +163,10 @@ export async function adminApiFlow(t: Test, conf: Record<string, unknown> = {}):
   t.equal((await admin.del(`${ADMIN}/throttling/policies/subscription/Gold`)).status, 204);
   t.equal((await admin.del(`${ADMIN}/throttling/block-conditions/${ip.json.id}`)).status, 204);
   await node2.stop();
+  const logs = path.join(s.home.dir, 'repository/logs');
+  for (const f of fs.readdirSync(logs)) {
+    const content = fs.readFileSync(path.join(logs, f), 'utf8');
+    t.notOk(content.includes(prod.client_secret), `${f} holds no client secret`);
+    t.notOk(content.includes(accessToken), `${f} holds no access token`);
+  }
 }
