@@ -11,6 +11,8 @@ import { mediationView } from './views/mediation.js';
 import { oauthView, tokenPersistenceView, keyManagerAccessView, servletView, revocationView } from './views/keymanager.js';
 import { apimDbView } from './views/store.js';
 import { corsView, backendJwtView, mutualSslView, transportHeadersView, tokenValidationView } from './views/security.js';
+import { healthCheckView, accessLogView, analyticsView, tracingView, metricsView } from './views/operations.js';
+import { eventHubView, artifactSyncView, gatewayNotificationView, gatewayEnvironments, eventRedisView } from './views/control-plane.js';
 
 export * from './views/server.js';
 export * from './views/tls.js';
@@ -19,12 +21,16 @@ export * from './views/mediation.js';
 export * from './views/keymanager.js';
 export * from './views/store.js';
 export * from './views/security.js';
+export * from './views/operations.js';
+export * from './views/control-plane.js';
 
 /** Every view, built once: check-config uses it to find keys the operator set that nothing reads. */
 const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [
   roles, ports, logView, listenerTls, senderTls, passthruView, passthruListeners, senderProxies, mediationView,
   oauthView, tokenPersistenceView, keyManagerAccessView, servletView, revocationView, apimDbView,
   corsView, backendJwtView, mutualSslView, transportHeadersView, tokenValidationView,
+  healthCheckView, accessLogView, analyticsView, tracingView, metricsView,
+  eventHubView, artifactSyncView, gatewayNotificationView, gatewayEnvironments, eventRedisView,
 ];
 
 export function buildAllViews(config: Config): void {

@@ -52,6 +52,24 @@ export const SLUICE_KEYS = [
   // [sluice.keymanager]
   key('sluice.keymanager', 'applications_rescan_interval', 'duration', { default: 5000, sluice: true,
     notes: 'declarative applications: periodic rescan beside the file watcher' }),
+  // [sluice.control_plane]: the admin REST API, the event hub and gateway notification (docs/operations.md)
+  key('sluice.control_plane', 'resident_key_manager', 'boolean', { default: true, sluice: true,
+    notes: 'api-publisher / api-devportal nodes also run the key manager (token, revoke, JWKS, introspection), as the reference system\'s control-plane profile does; false: a separate api-key-manager node on the same apim_db' }),
+  // [sluice.event_hub]: how gateway-worker nodes follow the control plane
+  key('sluice.event_hub', 'long_poll_timeout', 'duration', { default: 25000, sluice: true,
+    notes: 'how long the control plane holds an events request open when there is nothing new' }),
+  key('sluice.event_hub', 'poll_interval', 'duration', { default: 30000, sluice: true,
+    notes: 'with [apim.redis_config] enabled, events arrive by Redis pub/sub and are also polled this often as a safety net' }),
+  key('sluice.event_hub', 'retention', 'duration', { default: 3600000, sluice: true,
+    notes: 'how long the control plane keeps events; a gateway further behind does a full resynchronisation' }),
+  // [sluice.metrics]
+  key('sluice.metrics', 'enable', 'boolean', { default: true, sluice: true,
+    notes: 'Prometheus text at GET /metrics on the servlet ports; io threads aggregate per-call metrics only when true' }),
+  // [sluice.tracing]
+  key('sluice.tracing', 'service_name', 'string', { default: 'sluice-gateway', sluice: true,
+    notes: 'localEndpoint.serviceName of the spans sent to Zipkin or logged' }),
+  key('sluice.tracing', 'batch_interval', 'duration', { default: 1000, sluice: true,
+    notes: 'spans are sent to the Zipkin collector at most this often (and when 500 are waiting)' }),
   // [sluice.log]
   key('sluice.log', 'level', 'string', { default: 'info', allowed: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], sluice: true }),
   key('sluice.log', 'format', 'string', { default: 'text', allowed: ['text', 'json'], sluice: true }),

@@ -8,19 +8,21 @@ export interface RoleSet {
   readonly gateway: boolean;
   readonly keyManager: boolean;
   readonly trafficManager: boolean;
-  /** Publisher, developer portal and the admin REST API. */
+  /** Publisher, developer portal: the admin REST API, the event hub, gateway notification (docs/operations.md). */
   readonly controlPlane: boolean;
 }
 
 export function roles(config: Config): RoleSet {
   const role = config.get('server.server_role') as ServerRole;
   const all = role === 'default';
+  const controlPlane = all || role === 'api-publisher' || role === 'api-devportal';
   return {
     role,
     gateway: all || role === 'gateway-worker',
-    keyManager: all || role === 'api-key-manager',
+    // The control plane hosts the resident key manager unless [sluice.control_plane] says otherwise.
+    keyManager: all || role === 'api-key-manager' || (controlPlane && config.get('sluice.control_plane.resident_key_manager')),
     trafficManager: all || role === 'traffic-manager',
-    controlPlane: all || role === 'api-publisher' || role === 'api-devportal',
+    controlPlane,
   };
 }
 

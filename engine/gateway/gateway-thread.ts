@@ -18,6 +18,7 @@ import { GatewaySecurity } from '../security/gateway-security.js';
 import { ApiMediation } from './api-mediation.js';
 import { Admission, WorkerPool } from './worker-pool.js';
 import { publishCall, hasCallSubscribers } from './call-events.js';
+import { TracePhase } from './telemetry/trace.js';
 
 export interface ListenerTlsFiles {
   readonly keyFile: string;
@@ -67,7 +68,9 @@ const collectHeader = (name: string, value: string): void => {
  * and the bounded worker pool. Everything here belongs to this thread; shared state arrives by message.
  */
 export class GatewayThread implements GatewayRuntime {
-  readonly phases: GatewayPhase[];
+  /** The phases a message runs, replaced whole (never edited) when tracing is switched on or off. */
+  phases: GatewayPhase[];
+  private readonly basePhases: GatewayPhase[];
   readonly state: SharedStateReceiver;
   readonly security: GatewaySecurity;
   readonly mediation: ApiMediation;
@@ -108,7 +111,8 @@ export class GatewayThread implements GatewayRuntime {
     this.workerPool = new WorkerPool({ core: p.workerPoolCore, max: p.workerPoolMax, queueLength: p.workerPoolQueueLength }, log);
     this.state = new SharedStateReceiver(init.state);
     this.security = new GatewaySecurity(this.state, log, (payload) => this.notifyMain('security', payload));
-    this.phases = buildPhases(this);
+    this.basePhases = buildPhases(this);
+    this.phases = this.basePhases;
     this.maxOpen = p.maxOpenConnections < 0 ? -1 : Math.max(1, Math.floor(p.maxOpenConnections / init.threads));
     this.sweeper = setInterval(() => this.sweep(), 1000);
     this.sweeper.unref();
@@ -217,6 +221,16 @@ export class GatewayThread implements GatewayRuntime {
     if (https.enabled && this.init.tls) void this.open(this.apps[i]!, https, 'HTTPS').catch((e: Error) => this.log.error(e.message));
   }
 
+  /**
+   * Tracing on: the trace phase runs last before the sender (it adds the propagation headers). Appending
+   * at the end leaves the index of every other phase alone, so calls in flight are not disturbed.
+   */
+  setTracing(on: boolean): void {
+    const has = this.phases.length > this.basePhases.length;
+    if (on && !has) this.phases = [...this.basePhases, new TracePhase()];
+    else if (!on && has) this.phases = this.basePhases;
+  }
+
   deployApis(apis: readonly ApiDefinition[]): void {
     this.deployed.deploy(apis);
   }
@@ -248,7 +262,13 @@ export class GatewayThread implements GatewayRuntime {
         this.workerPool.stop();
         this.security.stop();
         this.pools.destroyAll();
-        resolve();
+        // Idle keep-alive client connections still hold uWS sockets: a worker terminated with them open
+        // aborts the process (uv_loop_close with open handles). App.close() (in the binary, not in the
+        // typings) closes every socket of the app; a moment later, so that the last responses are flushed.
+        setTimeout(() => {
+          for (const app of this.apps) (app as unknown as { close?: () => void }).close?.();
+          resolve();
+        }, 200);
       };
       const timer = setTimeout(() => {
         if (this.inFlight.size) this.log.warn({ inFlight: this.inFlight.size }, 'graceful stop deadline passed; closing calls in flight');
@@ -258,6 +278,10 @@ export class GatewayThread implements GatewayRuntime {
       if (this.inFlight.size === 0) done();
       else this.drained = done;
     });
+  }
+
+  get index(): number {
+    return this.init.index;
   }
 
   get inFlightCount(): number {

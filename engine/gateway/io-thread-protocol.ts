@@ -2,6 +2,7 @@ import type { ApiDefinition } from '../registry/types.js';
 import type { SequenceSet, CodecSettings } from '../../mediation/index.js';
 import type { LogSettings } from '../log/logger.js';
 import type { GatewayThreadInit } from './gateway-thread.js';
+import type { TelemetryBatch } from './telemetry/types.js';
 
 /** workerData of an io thread. */
 export interface IoThreadData {
@@ -15,6 +16,8 @@ export type ToIoThread =
   | { readonly type: 'apis'; readonly apis: readonly ApiDefinition[]; readonly ack: number }
   | { readonly type: 'sequences'; readonly set: SequenceSet; readonly ack: number }
   | { readonly type: 'state'; readonly key: string; readonly value: unknown; readonly ack: number }
+  /** Send the telemetry gathered so far (a /metrics scrape), then ack. */
+  | { readonly type: 'flush'; readonly ack: number }
   | { readonly type: 'stop'; readonly deadlineMs: number };
 
 /** Io thread -> main thread. */
@@ -23,4 +26,6 @@ export type FromIoThread =
   | { readonly type: 'fatal'; readonly message: string }
   | { readonly type: 'ack'; readonly ack: number }
   | { readonly type: 'extension'; readonly name: string; readonly payload: unknown }
+  /** Access-log / analytics / tracing records, metric deltas and gauges (engine/gateway/telemetry/types.ts). */
+  | { readonly type: 'telemetry'; readonly batch: TelemetryBatch }
   | { readonly type: 'stopped' };

@@ -1,9 +1,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { createLogger } from '../log/logger.js';
+import { createLogger, setLogLevel } from '../log/logger.js';
 import { loadUws } from '../../transport/uws.js';
 import { GatewayThread } from './gateway-thread.js';
 import { loadCodecs, defaultCodecs, type Codecs } from '../../mediation/index.js';
 import type { FromIoThread, IoThreadData, ToIoThread } from './io-thread-protocol.js';
+import { CallRecorder } from './telemetry/recorder.js';
+import { LOG_LEVEL_STATE_KEY, TELEMETRY_STATE_KEY, type TelemetrySettings } from './telemetry/types.js';
 
 /** Entry point of an io thread (a worker_thread running one uWS event loop). */
 const data = workerData as IoThreadData;
@@ -12,6 +14,7 @@ const post = (m: FromIoThread): void => port.postMessage(m);
 const log = createLogger({ ...data.log, thread: `io-${data.gateway.index}` });
 
 let thread: GatewayThread;
+let recorder: CallRecorder | undefined;
 let codecs: Codecs;
 try {
   codecs = await loadCodecs(data.codecs);
@@ -24,6 +27,14 @@ try {
   const { uws, native } = loadUws(data.gateway.passthru.allowSlowFallback);
   if (!native) log.warn('running on the uWebSockets.js pure-JS fallback (allow_slow_fallback = true): expect a fraction of the throughput');
   thread = new GatewayThread(uws, data.gateway, log, codecs, (name, payload) => post({ type: 'extension', name, payload }));
+  const rec = new CallRecorder(thread, (batch) => post({ type: 'telemetry', batch }), log);
+  recorder = rec;
+  thread.state.on(TELEMETRY_STATE_KEY, (v) => {
+    const settings = v as TelemetrySettings;
+    rec.apply(settings);
+    thread.setTracing(settings.tracing);
+  });
+  thread.state.on(LOG_LEVEL_STATE_KEY, (v) => setLogLevel(log, v as string));
   thread.listen().then(
     (ports) => post({ type: 'ready', ports, native }),
     (err: Error) => post({ type: 'fatal', message: err.message }),
@@ -46,8 +57,13 @@ port.on('message', (m: ToIoThread) => {
       thread.state.apply(m.key, m.value);
       post({ type: 'ack', ack: m.ack });
       break;
+    case 'flush':
+      recorder?.flush(true);
+      post({ type: 'ack', ack: m.ack });
+      break;
     case 'stop':
       void thread.stop(m.deadlineMs).then(() => {
+        recorder?.stop();
         log.flush();
         post({ type: 'stopped' });
       });

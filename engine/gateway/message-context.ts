@@ -13,6 +13,7 @@ import { handlerError, type HandlerError } from '../../mediation/api-handler-err
 import type { WorkerPool } from './worker-pool.js';
 import type { ApiMediation } from './api-mediation.js';
 import type { CallFacts } from '../../mediation/index.js';
+import type { TraceRecord } from './telemetry/types.js';
 
 /** What a message needs from its io thread. */
 export interface GatewayRuntime {
@@ -128,6 +129,8 @@ export class MessageContext implements SenderHandler {
   readonly extraResponseHeaders: string[] = [];
   /** Properties set by mediation or phases for later phases and the fault sequences. */
   properties: Map<string, unknown> | null = null;
+  /** Trace ids of the call, set by the trace phase when tracing is on (engine/gateway/telemetry/trace.ts). */
+  trace: TraceRecord | null = null;
   phaseIndex = 0;
   phase: MessagePhase = MessagePhase.RECEIVED;
   slot: Slot = Slot.NONE;
@@ -149,7 +152,8 @@ export class MessageContext implements SenderHandler {
   exchange: Exchange | null = null;
   respStatus = 0;
   private respStatusText = '';
-  private respHeaders: string[] | null = null;
+  /** The backend's response headers, flat, as received (null before they arrive). */
+  respHeaders: string[] | null = null;
   /** Content-Length of the response, -1 when chunked or close-delimited. */
   private respTotal = -1;
   private respNoBody = false;
@@ -164,6 +168,9 @@ export class MessageContext implements SenderHandler {
   /** The fault that ended the call, for logs and the access log. */
   errorCode = 0;
   errorMessage = '';
+  /** A transport error's base code and protocol state (metrics); 0 / -1 when the call had none. */
+  errorBase = 0;
+  errorState = -1;
   backendStartedAt = 0;
   backendLatencyMs = -1;
 
@@ -526,6 +533,8 @@ export class MessageContext implements SenderHandler {
   onError(err: BackendTransportError): void {
     if (this.finished) return;
     this.exchange = null;
+    this.errorBase = err.base;
+    this.errorState = err.state;
     const log = this.gw.log;
     if (this.responseStarted) {
       // The status is already out: the only honest signal left is to cut the connection.
@@ -629,6 +638,8 @@ export class MessageContext implements SenderHandler {
       'no complete response within synapse.global_timeout_interval; the late response will be dropped');
     const err = new BackendTransportError(TransportErrorCode.CONNECTION_TIMED_OUT, state, 'global timeout');
     if (this.responseStarted) { this.onError(err); return; }
+    this.errorBase = err.base;
+    this.errorState = err.state;
     this.fault({ code: err.code, status: 504, message: err.detail, description: err.description, sequence: this.api?.def.faultSequence ?? 'fault' });
   }
 }

@@ -31,6 +31,8 @@ export interface KeyManagerOptions {
   readonly servlet?: ServletServer;
   /** TLS material already prepared by the main thread. */
   readonly tls?: ServerTlsMaterial;
+  /** Use this open apim_db store (opened and closed by the node) instead of opening one. */
+  readonly store?: ApimStore;
   /** Test hooks. */
   readonly randomToken?: () => string;
   readonly now?: () => number;
@@ -69,8 +71,8 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
   for (const w of keys.warnings) log.warn(w);
   if (keys.generated) log.info({ file: keys.file, kid: keys.kid }, 'token signing key generated');
 
-  const store = await openStore(apimDbView(config), log.child({ component: 'store' }));
-  const cleanups: (() => Promise<void> | void)[] = [() => store.close()];
+  const store = opts.store ?? await openStore(apimDbView(config), log.child({ component: 'store' }));
+  const cleanups: (() => Promise<void> | void)[] = opts.store ? [] : [() => store.close()];
   const fail = async (err: unknown): Promise<never> => {
     for (const c of cleanups) { try { await c(); } catch { /* already failing */ } }
     throw err;
@@ -153,7 +155,12 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
       addresses = await servlet.start();
       cleanups.unshift(() => servlet.stop());
     }
-    log.info({ https: addresses.https, http: addresses.http, issuer: oauth.issuer, kid: keys.kid, tokens: codec.storage }, 'key manager listening');
+    // On a servlet server owned by the node (not started yet), the node logs the ports once they are open.
+    if (addresses.https !== undefined || addresses.http !== undefined) {
+      log.info({ https: addresses.https, http: addresses.http, issuer: oauth.issuer, kid: keys.kid, tokens: codec.storage }, 'key manager listening');
+    } else {
+      log.info({ issuer: oauth.issuer, kid: keys.kid, tokens: codec.storage }, 'key manager routes mounted');
+    }
 
     let stopped: Promise<void> | undefined;
     return {

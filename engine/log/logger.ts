@@ -44,16 +44,19 @@ class TextStream implements DestinationStream {
  * so that a log line never blocks an io thread on disk.
  */
 export function createLogger(settings: LogSettings): Logger {
+  // The streams take every level: the logger's level (which setLogLevel changes live) decides alone.
   const streams: { stream: DestinationStream; level: LevelWithSilent }[] = [];
   const wrap = (s: DestinationStream): DestinationStream => (settings.format === 'text' ? new TextStream(s) : s);
-  if (settings.console !== false) streams.push({ stream: wrap(pino.destination({ dest: 1, sync: false })), level: settings.level });
+  if (settings.console !== false) streams.push({ stream: wrap(pino.destination({ dest: 1, sync: false })), level: 'trace' });
   if (settings.file) {
     fs.mkdirSync(path.dirname(settings.file), { recursive: true });
-    streams.push({ stream: wrap(pino.destination({ dest: settings.file, sync: false, append: true, mkdir: true })), level: settings.level });
+    streams.push({ stream: wrap(pino.destination({ dest: settings.file, sync: false, append: true, mkdir: true })), level: 'trace' });
   }
-  return pino(
+  const family = new Set<WeakRef<Logger>>();
+  const root = pino(
     {
       level: settings.level,
+      onChild: (child: Logger) => { family.add(new WeakRef(child)); },
       base: settings.thread ? { thread: settings.thread } : {},
       timestamp: pino.stdTimeFunctions.epochTime,
       // Secrets never reach a log line, whatever a caller passes.
@@ -61,6 +64,26 @@ export function createLogger(settings: LogSettings): Logger {
     },
     pino.multistream(streams),
   );
+  family.add(new WeakRef(root));
+  FAMILIES.set(root, family);
+  return root;
+}
+
+/** Loggers made by createLogger, with every child made from them since (their levels move together). */
+const FAMILIES = new WeakMap<Logger, Set<WeakRef<Logger>>>();
+
+/**
+ * Changes the level of a logger and of all its children (a SIGHUP reload of [sluice.log] level). pino
+ * children copy their parent's level when made, so each is changed in turn.
+ */
+export function setLogLevel(log: Logger, level: string): void {
+  const family = FAMILIES.get(log);
+  if (!family) { log.level = level; return; }
+  for (const ref of [...family]) {
+    const l = ref.deref();
+    if (l === undefined) family.delete(ref);
+    else l.level = level;
+  }
 }
 
 /** A logger that drops everything, for tests and tools that want silence. */

@@ -1,3 +1,4 @@
+import type { Config } from '../../conf/config.js';
 import type { IoThreads } from './io-threads.js';
 
 /**
@@ -11,5 +12,12 @@ export interface GatewayExtension {
   initialState(): Record<string, unknown> | Promise<Record<string, unknown>>;
   /** The io threads run: push later changes with `threads.pushState(key, value)`. */
   started?(threads: IoThreads): void;
+  /**
+   * deployment.toml was re-read (SIGHUP, engine/operations/reload.ts). Sections listed in `liveSections`
+   * (`apim.cors`...) are the extension's to apply live, here; changes elsewhere are reported as needing a
+   * restart unless another part takes them.
+   */
+  readonly liveSections?: readonly string[];
+  reload?(config: Config): void | Promise<void>;
   stop?(): void | Promise<void>;
 }

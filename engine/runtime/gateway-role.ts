@@ -4,14 +4,24 @@ import type { Config } from '../../conf/config.js';
 import { hostname, listenerTls, logView, mediationView, passthruListeners, passthruView, senderProxies, senderTls, tokenValidationView } from '../../conf/typed-config.js';
 import { loadKeyMaterial, loadTrustedCertificates } from '../../transport/tls/key-store.js';
 import { prepareServerTls, removeGeneratedFiles, type ServerTlsMaterial } from '../../transport/tls/server-tls.js';
-import { DeclarativeDirectory } from '../registry/declarative-directory.js';
-import { readApiFile } from '../registry/api-file.js';
+import { ApiRegistry } from '../registry/api-registry.js';
 import type { ApiDefinition } from '../registry/types.js';
+import { LocalEventBus } from '../events/event-bus.js';
+import type { TelemetryBatch } from '../gateway/telemetry/types.js';
 import type { GatewayThreadInit } from '../gateway/gateway-thread.js';
 import type { IoThreadData } from '../gateway/io-thread-protocol.js';
 import { IoThreads, assertPortFree } from './io-threads.js';
 import type { GatewayExtension } from './gateway-extension.js';
 import { SequenceRepository, loadCodecs } from '../../mediation/index.js';
+
+export interface GatewayRoleOptions {
+  /** The APIs to serve (files and store, engine/registry/api-registry.ts), started by the caller; a files-only one otherwise. */
+  readonly apis?: ApiRegistry;
+  /** The io threads' telemetry batches. */
+  readonly onTelemetry?: (batch: TelemetryBatch) => void;
+  /** Every io thread serves this set of APIs now (deployment acknowledgments). */
+  readonly onApisDeployed?: (apis: readonly ApiDefinition[]) => void;
+}
 
 export interface RunningGateway {
   readonly ports: { readonly http?: number; readonly https?: number };
@@ -24,7 +34,7 @@ export interface RunningGateway {
  * The gateway role in the main thread: loads the API definitions (hot-deployed), prepares TLS, starts the
  * io threads and keeps them in step with deployments.
  */
-export async function startGateway(config: Config, log: Logger, tls: ServerTlsMaterial | null, extensions: readonly GatewayExtension[] = []): Promise<RunningGateway> {
+export async function startGateway(config: Config, log: Logger, tls: ServerTlsMaterial | null, extensions: readonly GatewayExtension[] = [], options: GatewayRoleOptions = {}): Promise<RunningGateway> {
   const passthru = passthruView(config);
   const listeners = passthruListeners(config);
   const senderTlsView = senderTls(config);
@@ -33,19 +43,23 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
 
   // Before anything starts: a port in use stops the start with nothing left running.
   for (const l of [listeners.http, listeners.https]) if (l.enabled) await assertPortFree(l.bindAddress, l.port);
-
-  const apis = new DeclarativeDirectory<ApiDefinition>({
-    dir: config.home.apisDir, kind: 'API', extension: '.toml', parse: readApiFile, identity: (a) => a.id, log,
-    onChange: (list) => { if (threads.size) void threads.deployApis(list); },
+  threads.onTelemetry = options.onTelemetry ?? null;
+  const ownRegistry = options.apis === undefined;
+  const apis = options.apis ?? new ApiRegistry({ dir: config.home.apisDir, store: null, bus: new LocalEventBus(), log });
+  const initial = ownRegistry ? await apis.start() : apis.list();
+  const stopWatchingApis = apis.onChange(async (list) => {
+    if (!threads.size) return;
+    await threads.deployApis(list);
+    options.onApisDeployed?.(list);
   });
-  const initial = apis.start();
 
   const mediation = mediationView(config);
   // Load custom builders/formatters here first, so a bad module stops the start with a clear message.
+  const stopApis = (): void => { stopWatchingApis(); if (ownRegistry) apis.stop(); };
   try {
     await loadCodecs(mediation.codecs);
   } catch (err) {
-    apis.stop();
+    stopApis();
     throw err;
   }
   const sequences = new SequenceRepository({ dir: mediation.sequencesDir, logger: log });
@@ -56,7 +70,7 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
   try {
     for (const ext of extensions) Object.assign(state, await ext.initialState());
   } catch (err) {
-    apis.stop();
+    stopApis();
     sequenceWatch.close();
     throw err;
   }
@@ -105,7 +119,8 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
   try {
     ports = await threads.start(datas);
   } catch (err) {
-    apis.stop();
+    stopWatchingApis();
+    if (ownRegistry) apis.stop();
     sequenceWatch.close();
     await threads.stop(0);
     throw err;
@@ -115,7 +130,8 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
   return {
     ports, threads, tls,
     async stop(): Promise<void> {
-      apis.stop();
+      stopWatchingApis();
+      if (ownRegistry) apis.stop();
       sequenceWatch.close();
       for (const ext of extensions) await ext.stop?.();
       await threads.stop(passthru.gracefulStopMs);

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { ApiDefinition } from '../registry/types.js';
 import type { SequenceSet } from '../../mediation/index.js';
 import type { FromIoThread, IoThreadData, ToIoThread } from '../gateway/io-thread-protocol.js';
+import type { TelemetryBatch } from '../gateway/telemetry/types.js';
 
 /**
  * The worker script: next to this module when compiled. Under the test runner (TypeScript sources), the
@@ -51,6 +52,8 @@ export class IoThreads {
   onExtensionMessage(name: string, handler: (payload: unknown, thread: number) => void): void {
     this.extensionHandlers.set(name, handler);
   }
+  /** Receives the io threads' telemetry batches (engine/operations/telemetry-hub.ts). */
+  onTelemetry: ((batch: TelemetryBatch) => void) | null = null;
 
   constructor(private readonly log: Logger) {}
 
@@ -67,6 +70,7 @@ export class IoThreads {
           else if (m.type === 'fatal') reject(new Error(m.message));
           else if (m.type === 'ack') this.onAck(m.ack);
           else if (m.type === 'extension') this.extensionHandlers.get(m.name)?.(m.payload, handle.index);
+          else if (m.type === 'telemetry') this.onTelemetry?.(m.batch);
         };
         worker.on('message', onMessage);
         worker.once('error', (err) => reject(err));
@@ -101,6 +105,16 @@ export class IoThreads {
   /** A new value of a shared state key, applied by every io thread before this resolves. */
   pushState(key: string, value: unknown): Promise<void> {
     return this.broadcast((ack) => ({ type: 'state', key, value, ack }));
+  }
+
+  /** Every thread sends the telemetry it holds (a /metrics scrape); resolves when all did, or after `timeoutMs`. */
+  flushTelemetry(timeoutMs: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    let timer: NodeJS.Timeout | undefined;
+    return Promise.race([
+      this.broadcast((ack) => ({ type: 'flush', ack })),
+      new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); }),
+    ]).finally(() => clearTimeout(timer));
   }
 
   deploySequences(set: SequenceSet): Promise<void> {

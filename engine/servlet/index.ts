@@ -1,4 +1,4 @@
-export { ServletServer, type ServletServerOptions, type ServletConnectorOptions, type ServletTlsOptions, type ServletAddresses } from './server.js';
+export { ServletServer, type ServletServerOptions, type ServletConnectorOptions, type ServletTlsOptions, type ServletAddresses, type ServletRequestLog } from './server.js';
 export { ServletRequest, requireMediaType, readBody } from './request.js';
 export { json, text, empty, type Reply } from './reply.js';
 export { Router, type Handler, type RouteOptions } from './router.js';

@@ -47,6 +47,23 @@ export interface ServletServerOptions {
   readonly gracefulStopTimeout?: number;
 }
 
+/** One finished request, for the access log and the metrics (no header but User-Agent and Referer). */
+export interface ServletRequestLog {
+  /** ms since the epoch. */
+  readonly startedAt: number;
+  readonly durationMs: number;
+  readonly method: string;
+  readonly path: string;
+  /** Raw query string without `?` (the access log masks credential parameters). */
+  readonly query: string;
+  readonly clientIp: string;
+  readonly status: number;
+  readonly bytes: number;
+  readonly userAgent: string;
+  readonly referer: string;
+  readonly secure: boolean;
+}
+
 export interface ServletAddresses {
   readonly https?: number;
   readonly http?: number;
@@ -75,6 +92,7 @@ export class ServletServer {
   private started = false;
   private drained: (() => void) | undefined;
   private readonly bound: { https?: number; http?: number } = {};
+  private observer: ((r: ServletRequestLog) => void) | null = null;
 
   constructor(private readonly options: ServletServerOptions) {
     this.log = options.log;
@@ -113,6 +131,11 @@ export class ServletServer {
   route(method: string, path: string, handler: Handler, options?: RouteOptions): this {
     this.router.add(method, path, handler, options);
     return this;
+  }
+
+  /** Called once per finished request (access log, metrics). */
+  observe(fn: ((r: ServletRequestLog) => void) | null): void {
+    this.observer = fn;
   }
 
   async start(): Promise<ServletAddresses> {
@@ -172,6 +195,8 @@ export class ServletServer {
 
   private async dispatch(req: http.IncomingMessage, res: http.ServerResponse, c: ServletConnectorOptions): Promise<void> {
     this.inFlight++;
+    const startedAt = Date.now();
+    const t0 = performance.now();
     res.on('error', (err) => this.log.debug({ err: err.message }, 'servlet response error'));
     req.on('error', () => { /* reported through the body reader */ });
     let sreq: ServletRequest | undefined;
@@ -199,6 +224,24 @@ export class ServletServer {
       const done = (): void => {
         this.inFlight--;
         if (this.inFlight === 0 && this.drained) this.drained();
+        const observer = this.observer;
+        if (observer) {
+          const url = req.url ?? '/';
+          const q = url.indexOf('?');
+          const header = (n: string): string => { const v = req.headers[n]; return Array.isArray(v) ? v.join(', ') : v ?? ''; };
+          try {
+            observer({
+              startedAt, durationMs: performance.now() - t0, method: req.method ?? 'GET',
+              path: q < 0 ? url : url.slice(0, q), query: q < 0 ? '' : url.slice(q + 1),
+              clientIp: req.socket.remoteAddress ?? '', status: res.headersSent ? res.statusCode : 0,
+              bytes: Number(res.getHeader('content-length') ?? 0) || 0,
+              userAgent: header('user-agent'), referer: header('referer'),
+              secure: Boolean((req.socket as { encrypted?: boolean }).encrypted),
+            });
+          } catch (err) {
+            this.log.debug({ err: (err as Error).message }, 'servlet request observer failed');
+          }
+        }
       };
       if (res.writableFinished || res.destroyed) done(); else res.once('close', done);
     }

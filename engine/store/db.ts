@@ -185,8 +185,10 @@ export class PostgresDb implements Db {
   readonly description: string;
   private readonly pool: pg.Pool;
   private readonly q: Queryable;
+  private readonly maxConnections: number;
 
   constructor(view: PostgresDatabaseView, onError: (err: Error) => void) {
+    this.maxConnections = view.maxConnections;
     this.description = `postgresql://${view.host}:${view.port}/${view.database}`;
     const ssl = view.params['sslmode'] && view.params['sslmode'] !== 'disable' ? { rejectUnauthorized: view.params['sslmode'] === 'verify-full' } : undefined;
     this.pool = new pg.Pool({
@@ -238,7 +240,19 @@ export class PostgresDb implements Db {
     }
   }
 
+  /** Connections of the pool, for the health check and the metrics. */
+  poolStats(): PoolStats {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount, max: this.maxConnections };
+  }
+
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+export interface PoolStats {
+  readonly total: number;
+  readonly idle: number;
+  readonly waiting: number;
+  readonly max: number;
 }

@@ -5,6 +5,10 @@ import { migrate } from './migrations/index.js';
 import { UserTable } from './users.js';
 import { ApplicationTable } from './applications.js';
 import { TokenTable } from './tokens.js';
+import { ApiTable } from './apis.js';
+import { PolicyTable } from './policies.js';
+import { GatewayTable } from './gateways.js';
+import { EventTable } from './events.js';
 
 export * from './db.js';
 export { MIGRATIONS, migrate, type Migration } from './migrations/index.js';
@@ -12,6 +16,10 @@ export { UserTable, type UserRecord } from './users.js';
 export { ApplicationTable, ApplicationConflictError } from './applications.js';
 export { TokenTable, type TokenRecord, type TokenState, type TokenFormat, type UserType, type RevokedToken, type RotateResult } from './tokens.js';
 export { TokenWriter } from './token-writer.js';
+export { ApiTable, ApiConflictError, type StoredApi } from './apis.js';
+export { PolicyTable, POLICY_LEVELS, type PolicyLevel, type BlockConditionRecord } from './policies.js';
+export { GatewayTable, type GatewayInfo, type GatewayRecord, type GatewayStatus, type DeploymentAck, type GatewayDeployment } from './gateways.js';
+export { EventTable, type JournaledEvent } from './events.js';
 
 /**
  * The apim_db store: one database (SQLite file or PostgreSQL), one object per table group. Other parts
@@ -22,11 +30,19 @@ export class ApimStore {
   readonly users: UserTable;
   readonly applications: ApplicationTable;
   readonly tokens: TokenTable;
+  readonly apis: ApiTable;
+  readonly policies: PolicyTable;
+  readonly gateways: GatewayTable;
+  readonly events: EventTable;
 
   constructor(readonly db: Db) {
     this.users = new UserTable(db);
     this.applications = new ApplicationTable(db);
     this.tokens = new TokenTable(db);
+    this.apis = new ApiTable(db);
+    this.policies = new PolicyTable(db);
+    this.gateways = new GatewayTable(db);
+    this.events = new EventTable(db);
   }
 
   close(): Promise<void> {

@@ -4,6 +4,10 @@ import type { Migration } from './types.js';
 import { m001Users } from './001-users.js';
 import { m002Applications } from './002-applications.js';
 import { m003OAuthTokens } from './003-oauth-tokens.js';
+import { m004Apis } from './004-apis.js';
+import { m005Throttling } from './005-throttling.js';
+import { m006Gateways } from './006-gateways.js';
+import { m007Events } from './007-events.js';
 
 export type { Migration };
 
@@ -11,7 +15,7 @@ export type { Migration };
  * Every migration, in version order. Another table group adds its file here with the next number
  * (docs/store.md lists them).
  */
-export const MIGRATIONS: readonly Migration[] = [m001Users, m002Applications, m003OAuthTokens];
+export const MIGRATIONS: readonly Migration[] = [m001Users, m002Applications, m003OAuthTokens, m004Apis, m005Throttling, m006Gateways, m007Events];
 
 const LOCK_ID = 0x51_75_1c_e0; // PostgreSQL advisory lock: one node migrates at a time.
 

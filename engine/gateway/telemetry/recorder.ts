@@ -1,0 +1,231 @@
+import type { Logger } from 'pino';
+import { callChannel } from '../call-events.js';
+import type { MessageContext } from '../message-context.js';
+import type { SenderPools } from '../backend-target.js';
+import type { WorkerPool } from '../worker-pool.js';
+import { traceFor } from './trace.js';
+import { encodeCall, type CallTuple } from './call-tuple.js';
+import type { ApiDefinition } from '../../registry/types.js';
+import {
+  LATENCY_BUCKETS, TELEMETRY_OFF,
+  type CallRecord, type HistogramDelta, type MetricsDelta, type TelemetryBatch, type TelemetrySettings, type ThreadGauges,
+} from './types.js';
+
+/** What the recorder reads from its io thread. */
+export interface RecorderHost {
+  readonly index: number;
+  readonly pools: SenderPools;
+  readonly workerPool: WorkerPool;
+  readonly inFlightCount: number;
+}
+
+const MAX_BATCH = 256;
+const METRICS_INTERVAL_MS = 1000;
+/** Fault kinds in MetricsDelta.faults. */
+export const FaultKind = { THROTTLED: 0, REJECTED: 1, OTHER: 2 } as const;
+
+class Hist {
+  readonly buckets = new Float64Array(LATENCY_BUCKETS.length + 1);
+  sum = 0;
+  count = 0;
+  observe(seconds: number): void {
+    let i = 0;
+    while (i < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[i]!) i++;
+    this.buckets[i]!++;
+    this.sum += seconds;
+    this.count++;
+  }
+  delta(api: string, version: string): HistogramDelta {
+    return { api, version, buckets: Array.from(this.buckets), sum: this.sum, count: this.count };
+  }
+}
+
+/** What one API (one deployed definition object) counted since the last report. */
+class ApiStats {
+  /** Calls by status code (sparse). */
+  readonly statuses: number[] = [];
+  readonly latency = new Hist();
+  readonly backend = new Hist();
+  /** `${code}:${kind}` -> count. */
+  readonly faults = new Map<string, number>();
+  constructor(readonly api: string, readonly version: string) {}
+}
+
+function isThrottle(code: number): boolean {
+  return code >= 900800 && code <= 900807;
+}
+
+/**
+ * The io-thread half of the telemetry (types.ts): subscribed to the call channel only while some
+ * telemetry is on, it never writes a file or waits on anything; it counts and posts.
+ */
+export class CallRecorder {
+  private settings: TelemetrySettings = TELEMETRY_OFF;
+  private subscribed = false;
+  private calls: CallTuple[] = [];
+  /** By API definition object (identity: no key string built per call); null for calls no API matched. */
+  private readonly stats = new Map<ApiDefinition | null, ApiStats>();
+  private readonly transport = new Map<string, number>();
+  private metricsDirty = false;
+  private recordTimer: NodeJS.Timeout | null = null;
+  private metricsTimer: NodeJS.Timeout | null = null;
+  private sensitive = new Set<string>();
+  private readonly origin = performance.timeOrigin;
+
+  constructor(private readonly host: RecorderHost, private readonly post: (batch: TelemetryBatch) => void, private readonly log: Logger) {}
+
+  get current(): TelemetrySettings {
+    return this.settings;
+  }
+
+  /** New settings (start, SIGHUP): subscribes or unsubscribes; what was gathered under the old ones is sent. */
+  apply(settings: TelemetrySettings): void {
+    this.flush(false);
+    this.settings = settings;
+    this.sensitive = new Set(settings.sensitiveHeaders.map((h) => h.toLowerCase()));
+    const want = settings.metrics || settings.records;
+    if (want && !this.subscribed) { callChannel.subscribe(this.onCall); this.subscribed = true; }
+    if (!want && this.subscribed) { callChannel.unsubscribe(this.onCall); this.subscribed = false; }
+  }
+
+  private readonly onCall = (message: unknown): void => {
+    const ctx = message as MessageContext;
+    try {
+      const durationMs = performance.now() - ctx.startedAt;
+      const status = ctx.respStatus || (ctx.aborted ? 499 : 0);
+      if (this.settings.metrics) this.count(ctx, status, durationMs);
+      if (this.settings.records) {
+        this.calls.push(encodeCall(this.record(ctx, status, durationMs)));
+        if (this.calls.length >= MAX_BATCH) this.flushRecords();
+        else this.recordTimer ??= setTimeout(() => { this.recordTimer = null; this.flushRecords(); }, this.settings.flushIntervalMs);
+      }
+    } catch (err) {
+      this.log.error({ err: (err as Error).message }, 'telemetry of a call failed');
+    }
+  };
+
+  private count(ctx: MessageContext, status: number, durationMs: number): void {
+    const def = ctx.api?.def ?? null;
+    let st = this.stats.get(def);
+    if (st === undefined) { st = new ApiStats(def?.name ?? '', def?.version ?? ''); this.stats.set(def, st); }
+    st.statuses[status] = (st.statuses[status] ?? 0) + 1;
+    st.latency.observe(durationMs / 1000);
+    if (ctx.backendLatencyMs >= 0) st.backend.observe(ctx.backendLatencyMs / 1000);
+    const code = ctx.errorCode;
+    if (code !== 0) {
+      const kind = isThrottle(code) ? FaultKind.THROTTLED : ctx.backendStartedAt === 0 && ctx.errorBase === 0 ? FaultKind.REJECTED : FaultKind.OTHER;
+      const fk = `${code}:${kind}`;
+      st.faults.set(fk, (st.faults.get(fk) ?? 0) + 1);
+      if (ctx.errorBase !== 0) {
+        const tk = `${code}:${ctx.errorBase}:${ctx.errorState}`;
+        this.transport.set(tk, (this.transport.get(tk) ?? 0) + 1);
+      }
+    }
+    if (!this.metricsDirty) {
+      this.metricsDirty = true;
+      this.metricsTimer ??= setTimeout(() => { this.metricsTimer = null; this.flush(true); }, METRICS_INTERVAL_MS);
+    }
+  }
+
+  private headers(flat: readonly string[] | null, lower: boolean): string[] | null {
+    if (flat === null) return null;
+    const out: string[] = [];
+    for (let i = 0; i < flat.length; i += 2) {
+      const name = flat[i]!;
+      out.push(name, this.sensitive.has(lower ? name : name.toLowerCase()) ? '********' : flat[i + 1]!);
+    }
+    return out;
+  }
+
+  private record(ctx: MessageContext, status: number, durationMs: number): CallRecord {
+    const def = ctx.api?.def;
+    const auth = ctx.auth;
+    let trace = ctx.trace;
+    if (this.settings.tracing && trace === null) {
+      // The call ended before the trace phase (a fault): it still gets its span.
+      trace = traceFor(ctx);
+      ctx.trace = trace;
+    }
+    return {
+      startedAt: this.origin + ctx.startedAt,
+      durationMs,
+      method: ctx.method,
+      path: ctx.path,
+      query: ctx.query,
+      clientIp: ctx.clientIp,
+      secure: ctx.secure,
+      status,
+      bytes: ctx.respBytes,
+      userAgent: ctx.header('user-agent') ?? '',
+      referer: ctx.header('referer') ?? '',
+      api: def ? { name: def.name, version: def.version, context: def.context, type: def.type, resource: ctx.resource?.def.uriTemplate ?? '' } : null,
+      auth: auth ? {
+        application: auth.application, owner: auth.subscriber, keyType: auth.keyType, user: auth.user,
+        tier: auth.tier, applicationTier: auth.applicationTier,
+      } : null,
+      backendLatencyMs: ctx.backendLatencyMs,
+      backendStartedAt: ctx.backendStartedAt > 0 ? this.origin + ctx.backendStartedAt : -1,
+      backendUrl: ctx.target?.url ?? '',
+      errorCode: ctx.errorCode,
+      errorMessage: ctx.errorMessage,
+      requestHeaders: this.settings.headers ? this.headers(ctx.reqHeaders, true) : null,
+      responseHeaders: this.settings.headers ? this.headers(ctx.respHeaders, false) : null,
+      trace: this.settings.tracing ? trace : null,
+      thread: this.host.index,
+    };
+  }
+
+  private flushRecords(): void {
+    if (this.recordTimer) { clearTimeout(this.recordTimer); this.recordTimer = null; }
+    if (this.calls.length === 0) return;
+    const calls = this.calls;
+    this.calls = [];
+    this.post({ thread: this.host.index, calls, metrics: null, gauges: null });
+  }
+
+  private takeMetrics(): MetricsDelta | null {
+    if (!this.metricsDirty) return null;
+    this.metricsDirty = false;
+    const requests: [string, string, number, number][] = [];
+    const latency: HistogramDelta[] = [];
+    const backendLatency: HistogramDelta[] = [];
+    const faults: [string, string, number, number, number][] = [];
+    // Merged by name and version: a redeployment makes new definition objects for the same API.
+    for (const st of this.stats.values()) {
+      st.statuses.forEach((n, status) => { if (n) requests.push([st.api, st.version, status, n]); });
+      if (st.latency.count) latency.push(st.latency.delta(st.api, st.version));
+      if (st.backend.count) backendLatency.push(st.backend.delta(st.api, st.version));
+      for (const [k, n] of st.faults) {
+        const [code, kind] = k.split(':');
+        faults.push([st.api, st.version, Number(code), Number(kind), n]);
+      }
+    }
+    const transportErrors = [...this.transport].map(([k, n]) => { const [c, b, state] = k.split(':'); return [Number(c), Number(b), Number(state), n] as const; });
+    this.stats.clear();
+    this.transport.clear();
+    return { requests, latency, backendLatency, transportErrors, faults };
+  }
+
+  gauges(): ThreadGauges {
+    const wp = this.host.workerPool;
+    return {
+      inFlight: this.host.inFlightCount,
+      workerPool: { active: wp.active, waiting: wp.waiting, core: wp.settings.core, max: wp.settings.max, rejected: wp.rejected, busyShare: wp.busyShare() },
+      pools: this.host.pools.stats(),
+    };
+  }
+
+  /** Sends what is waiting: records, metric deltas and (with `gauges`) the thread's gauges. */
+  flush(gauges = true): void {
+    this.flushRecords();
+    if (this.metricsTimer) { clearTimeout(this.metricsTimer); this.metricsTimer = null; }
+    const metrics = this.takeMetrics();
+    const g = gauges && this.settings.metrics ? this.gauges() : null;
+    if (metrics !== null || g !== null) this.post({ thread: this.host.index, calls: [], metrics, gauges: g });
+  }
+
+  stop(): void {
+    this.flush(false);
+    if (this.subscribed) { callChannel.unsubscribe(this.onCall); this.subscribed = false; }
+  }
+}

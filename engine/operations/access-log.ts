@@ -1,0 +1,81 @@
+import type { Logger } from 'pino';
+import type { CallRecord } from '../gateway/telemetry/types.js';
+import type { AccessLogView } from '../../conf/views/operations.js';
+import type { ServletRequestLog } from '../servlet/server.js';
+import { FileSink } from './file-sink.js';
+import { loggablePath } from './redact.js';
+
+/** A finished request on a servlet port (token endpoint, admin API, health, metrics). */
+export type ServletRecord = ServletRequestLog;
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
+
+/** `[22/Nov/2026:10:00:00 +0000]`, UTC. */
+export function clfTime(ms: number): string {
+  const d = new Date(ms);
+  return `[${pad(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000]`;
+}
+
+/** A field as written between quotes: `"` and `\` escaped, control and non-ASCII bytes as \xNN (no log injection). */
+export function quoted(v: string): string {
+  if (v === '') return '"-"';
+  let out = '';
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c === 0x22 || c === 0x5c) out += '\\' + v[i];
+    else if (c < 0x20 || c === 0x7f || c > 0x7e) out += c > 0xff ? encodeURIComponent(v[i]!) : `\\x${c.toString(16).padStart(2, '0')}`;
+    else out += v[i];
+  }
+  return `"${out}"`;
+}
+
+/** An unquoted token: spaces and control characters escaped, '-' when empty. */
+function token(v: string): string {
+  if (v === '') return '-';
+  return v.replace(/[\s"\\\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+/**
+ * One access log line (docs/operations.md): the Apache combined format plus the request time in
+ * milliseconds, the API (name:version), the application and the error code:
+ *
+ *   127.0.0.1 - admin [22/Nov/2026:10:00:00 +0000] "GET /secure/1.0.0/x HTTP/1.1" 200 2 "-" "curl/8.5.0" 3.412 AcmeSecure:1.0.0 AcmeApp -
+ *
+ * Credential query parameters are masked; no header but Referer and User-Agent is written.
+ */
+export function gatewayLine(r: CallRecord): string {
+  const user = r.auth?.user ?? '';
+  const api = r.api ? `${r.api.name}:${r.api.version}` : '';
+  return `${token(r.clientIp)} - ${token(user)} ${clfTime(r.startedAt)} ${quoted(`${r.method} ${loggablePath(r.path, r.query)} HTTP/1.1`)} `
+    + `${r.status} ${r.bytes > 0 ? r.bytes : '-'} ${quoted(r.referer)} ${quoted(r.userAgent)} ${r.durationMs.toFixed(3)} `
+    + `${token(api)} ${token(r.auth?.application ?? '')} ${r.errorCode !== 0 ? r.errorCode : '-'}\n`;
+}
+
+/** The same format for servlet requests (API and application `-`). */
+export function servletLine(r: ServletRecord): string {
+  return `${token(r.clientIp)} - - ${clfTime(r.startedAt)} ${quoted(`${r.method} ${loggablePath(r.path, r.query)} HTTP/1.1`)} `
+    + `${r.status} ${r.bytes > 0 ? r.bytes : '-'} ${quoted(r.referer)} ${quoted(r.userAgent)} ${r.durationMs.toFixed(3)} - - -\n`;
+}
+
+/** [http_access_log]: to <home>/repository/logs/http_access.log, or to the main log (useLogger). */
+export class AccessLog {
+  private readonly sink: FileSink | null;
+
+  constructor(readonly view: AccessLogView, private readonly log: Logger) {
+    this.sink = view.useLogger ? null : new FileSink(view.file);
+  }
+
+  write(line: string): void {
+    if (this.sink) this.sink.write(line);
+    else this.log.info({ component: 'http_access' }, line.slice(0, -1));
+  }
+
+  reopen(): void {
+    this.sink?.reopen();
+  }
+
+  close(): Promise<void> {
+    return this.sink?.close() ?? Promise.resolve();
+  }
+}
