@@ -13,6 +13,8 @@ export const PATHS = {
   jwksJson: '/oauth2/jwks.json',
   registerV014: '/client-registration/v0.14/register',
   registerV015: '/client-registration/v0.15/register',
+  discovery: '/.well-known/openid-configuration',
+  discoveryUnderIssuer: '/oauth2/token/.well-known/openid-configuration',
 } as const;
 
 const JSON_TYPE = 'application/json';
@@ -81,6 +83,23 @@ export function mountKeyManagerRoutes(server: ServletServer, svc: TokenService, 
   const jwks = (): Reply => json(200, keys.jwks(), { 'cache-control': 'public, max-age=300' });
   server.route('GET', PATHS.jwks, jwks);
   server.route('GET', PATHS.jwksJson, jwks);
+
+  // Discovery (RFC 8414 shape): a gateway on another node learns the issuer to expect from here.
+  const discovery = (req: ServletRequest): Reply => {
+    const host = req.header('host') ?? 'localhost';
+    const base = `https://${host}`;
+    return json(200, {
+      issuer: svc.issuer,
+      token_endpoint: `${base}${PATHS.token}`,
+      revocation_endpoint: `${base}${PATHS.revoke}`,
+      introspection_endpoint: `${base}${PATHS.introspect}`,
+      jwks_uri: `${base}${PATHS.jwks}`,
+      grant_types_supported: ['client_credentials', 'password', 'refresh_token'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    }, { 'cache-control': 'public, max-age=300' });
+  };
+  server.route('GET', PATHS.discovery, discovery);
+  server.route('GET', PATHS.discoveryUnderIssuer, discovery);
 
   const register = async (req: ServletRequest): Promise<Reply> => {
     try {

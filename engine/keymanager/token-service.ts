@@ -117,6 +117,11 @@ export class TokenService {
   private readonly random: () => string;
   private readonly randomId: () => string;
 
+  /** The `iss` of the access tokens this key manager issues. */
+  get issuer(): string {
+    return this.o.oauth.issuer;
+  }
+
   constructor(private readonly o: TokenServiceOptions) {
     this.scopes = new ScopePolicy(o.oauth.allowedScopes);
     this.now = o.now ?? Date.now;

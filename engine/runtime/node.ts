@@ -26,7 +26,7 @@ import { mountHealthRoutes, type DataSource } from '../operations/health.js';
 import { LIVE_SECTIONS, changedKeys, classify, type ReloadReport } from '../operations/reload.js';
 import { LOG_LEVEL_STATE_KEY, TELEMETRY_STATE_KEY } from '../gateway/telemetry/types.js';
 import { loadTrustedCertificates } from '../../transport/tls/key-store.js';
-import { SecurityExtension, remoteJwks, type SecuritySources } from '../security/security-extension.js';
+import { SecurityExtension, remoteIssuer, remoteJwks, type SecuritySources } from '../security/security-extension.js';
 import { startPizzaBackend } from '../sample/pizza-backend.js';
 import { removeGeneratedFiles } from '../../transport/tls/server-tls.js';
 
@@ -372,6 +372,7 @@ function securitySources(config: Config, km: RunningKeyManager | null, store: Ap
   return {
     loadApplications: () => store.applications.list(),
     loadJwks: remoteJwks(v.jwksUrl!, trust ? loadTrustedCertificates(trust) : undefined),
+    loadIssuer: remoteIssuer(v.jwksUrl!, trust ? loadTrustedCertificates(trust) : undefined),
     loadRevoked: () => store.tokens.listInvalidUnexpired(Date.now()),
     jwksRefreshMs: v.jwksRefreshMs,
   };

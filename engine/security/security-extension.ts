@@ -19,8 +19,24 @@ export interface SecuritySources {
   loadJwks(): Promise<{ keys: JWK[] }>;
   /** Revoked tokens that have not expired yet: a starting gateway must not forget them. */
   loadRevoked(): Promise<readonly { readonly tokenId: string; readonly expiresAt: number }[]>;
+  /** The issuer the key manager puts in its tokens, when it is not this process's configuration. */
+  loadIssuer?(): Promise<string>;
   /** The JWKS changes (key rotation): how often to ask again; 0 never. */
   readonly jwksRefreshMs: number;
+}
+
+/** The key manager's discovery document (its `issuer`), at the origin of its JWKS URL. */
+export function remoteIssuer(jwksUrl: string, ca: readonly string[] | undefined): () => Promise<string> {
+  const dispatcher = new Agent({ connect: { ...(ca ? { ca: [...ca] } : {}), rejectUnauthorized: true } });
+  return async () => {
+    const url = `${new URL(jwksUrl).origin}/.well-known/openid-configuration`;
+    const res = await request(url, { dispatcher, headersTimeout: 10_000, bodyTimeout: 10_000 });
+    const body = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`${url} answered ${res.statusCode}`);
+    const j = JSON.parse(body) as { issuer?: unknown };
+    if (typeof j.issuer !== 'string') throw new Error(`${url} names no issuer`);
+    return j.issuer;
+  };
 }
 
 /** Fetches the key manager's JWKS over HTTPS, trusting the configured CA certificates. */
@@ -45,6 +61,8 @@ export function remoteJwks(url: string, ca: readonly string[] | undefined): () =
 export class SecurityExtension implements GatewayExtension {
   readonly name = 'security';
   private threads: IoThreads | null = null;
+  /** The key manager's issuer learned from it (another node); null: this configuration's. */
+  private issuer: string | null = null;
   private current: { keys: JWK[] } = { keys: [] };
   private readonly unsubscribe: (() => void)[] = [];
   private generation = 0;
@@ -66,7 +84,7 @@ export class SecurityExtension implements GatewayExtension {
     return {
       authHeader: v.authHeader,
       outboundAuthHeader: v.outboundAuthHeader,
-      issuer: v.issuer,
+      issuer: this.issuer ?? v.issuer,
       clockSkewSec: v.clockSkewSec,
       cache: { enabled: v.cacheEnabled, ttlMs: v.cacheExpiryMs, maxEntries: v.cacheMaxEntries },
       introspection: {
@@ -86,7 +104,21 @@ export class SecurityExtension implements GatewayExtension {
     return buildAccessSnapshot(await this.sources.loadApplications(), ++this.generation);
   }
 
+  private async learnIssuer(): Promise<boolean> {
+    if (!this.sources.loadIssuer || this.config.isWritten('oauth.oidc.id_token.issuer')) return false;
+    try {
+      const issuer = await this.sources.loadIssuer();
+      const changed = issuer !== this.issuer;
+      this.issuer = issuer;
+      return changed;
+    } catch (err) {
+      this.log.error({ err: (err as Error).message }, 'cannot learn the key manager\'s issuer; expecting the configured one');
+      return false;
+    }
+  }
+
   async initialState(): Promise<Record<string, unknown>> {
+    await this.learnIssuer();
     const [access, jwks, revoked] = await Promise.all([this.access(), this.safeJwks(), this.sources.loadRevoked()]);
     return {
       [SecurityState.SETTINGS]: this.settings(),
@@ -130,6 +162,7 @@ export class SecurityExtension implements GatewayExtension {
   }
 
   private async refreshJwks(why: string): Promise<void> {
+    if (await this.learnIssuer()) await this.threads?.pushState(SecurityState.SETTINGS, this.settings());
     const jwks = await this.safeJwks();
     this.current = jwks;
     this.log.info({ keys: jwks.keys.length, why }, 'signing keys (JWKS) refreshed');

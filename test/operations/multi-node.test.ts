@@ -19,7 +19,7 @@ t.test('two gateway-workers follow one control plane', async (t) => {
   const backend = await echoBackend(t);
   const cp = await startProcessNode(t, controlPlaneConf(cert.keyStore), 'servlet');
   const admin = adminClient(cp.https);
-  t.equal((await admin.get(`${ADMIN}/apis`)).json?.count, 0, `the control plane answers\n${logTail(cp.home)}`);
+  t.equal((await admin.get(`${ADMIN}/apis`)).json?.count, 1, `the control plane answers (with the home's sample API)\n${logTail(cp.home)}`);
   // An API before the workers start: they get it with their first pull.
   const early = await admin.post(`${ADMIN}/apis`, apiBody('Early', '/early', `${backend.url}/early`, { lifecycle_state: 'PUBLISHED' }));
   t.equal(early.status, 201, early.text);

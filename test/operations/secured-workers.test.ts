@@ -32,7 +32,8 @@ t.test('a secured API through a gateway-worker: token from the control plane, su
   t.equal(token.status, 200);
   const bearer = { authorization: `Bearer ${token.json.access_token}` };
 
-  await eventually(async () => (await request(`${gw.gw}/guarded/1.0.0/x`, { headers: bearer })).status === 200, 'the call with a token through the worker', 5000);
+  let last = '';
+  await eventually(async () => { const r = await request(`${gw.gw}/guarded/1.0.0/x`, { headers: bearer }); last = `${r.status} ${r.text} ${String(r.headers['www-authenticate'])}`; return r.status === 200; }, 'the call with a token through the worker', 5000).catch((e: Error) => { throw new Error(`${e.message}; last answer: ${last}`); });
   const anonymous = await request(`${gw.gw}/guarded/1.0.0/x`);
   t.equal(anonymous.status, 401, 'no token: 401');
   t.equal(faultOf(anonymous)?.code, 900902);

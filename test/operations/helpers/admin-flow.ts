@@ -73,7 +73,9 @@ export async function adminApiFlow(t: Test, conf: Record<string, unknown> = {}):
   t.equal((await request(s.url('/echo/1.0.0/x'))).status, 200);
 
   const list = await admin.get(`${ADMIN}/apis`);
-  t.equal(list.json.count, 2);
+  // The admin-created Echo, the file's FromFile, and the default home's sample PizzaShackAPI.
+  t.same(list.json.list.map((a: { id: string }) => a.id).sort(), ['Echo:1.0.0', 'FromFile:1.0.0', 'PizzaShackAPI:1.0.0']);
+  t.equal(list.json.count, 3);
   t.match(list.json.list.find((a: { id: string }) => a.id === 'FromFile:1.0.0'), { source: 'file', lifecycle_state: 'PUBLISHED' }, 'the API files are listed too');
   t.equal((await admin.put(`${ADMIN}/apis/FromFile:1.0.0`, apiBody('FromFile', '/fromfile', backend.url))).status, 409, 'a file API is changed in its file');
   t.equal((await admin.post(`${ADMIN}/apis/FromFile:1.0.0/lifecycle`, { action: 'block' })).status, 409);
