@@ -10,6 +10,8 @@ import { passthruView, passthruListeners, senderProxies } from './views/passthru
 import { mediationView } from './views/mediation.js';
 import { oauthView, tokenPersistenceView, keyManagerAccessView, servletView, revocationView } from './views/keymanager.js';
 import { apimDbView } from './views/store.js';
+import { throttlingView } from './views/throttling.js';
+import { redisView } from './views/redis.js';
 
 export * from './views/server.js';
 export * from './views/tls.js';
@@ -17,11 +19,14 @@ export * from './views/passthru.js';
 export * from './views/mediation.js';
 export * from './views/keymanager.js';
 export * from './views/store.js';
+export * from './views/throttling.js';
+export * from './views/redis.js';
 
 /** Every view, built once: check-config uses it to find keys the operator set that nothing reads. */
 const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [
   roles, ports, logView, listenerTls, senderTls, passthruView, passthruListeners, senderProxies, mediationView,
   oauthView, tokenPersistenceView, keyManagerAccessView, servletView, revocationView, apimDbView,
+  throttlingView, redisView,
 ];
 
 export function buildAllViews(config: Config): void {

@@ -2,6 +2,7 @@ import type { GatewayPhase } from './phase.js';
 import type { GatewayThread } from './gateway-thread.js';
 import { ResolveApiPhase } from './phases/resolve-api.js';
 import { ValidateBodyPhase } from './phases/validate-body.js';
+import { ThrottlePhase } from '../throttling/throttle-phase.js';
 
 /**
  * The gateway's request phases, in order (DESIGN.md "How a call flows"):
@@ -12,6 +13,9 @@ import { ValidateBodyPhase } from './phases/validate-body.js';
 export function buildPhases(thread: GatewayThread): GatewayPhase[] {
   const p = thread.init.passthru;
   const phases: GatewayPhase[] = [new ResolveApiPhase(thread.deployed)];
+  // throttle: right after authorize (it reads ctx.auth), before backend-jwt; in the list when the node runs
+  // the throttling extension (engine/throttling/extension.ts).
+  if (ThrottlePhase.enabled(thread.state)) phases.push(new ThrottlePhase(thread.state, thread.log));
   if (p.forceJsonValidation || p.forceXmlValidation) phases.push(new ValidateBodyPhase(p.forceJsonValidation, p.forceXmlValidation));
   return phases;
 }

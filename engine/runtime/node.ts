@@ -6,6 +6,8 @@ import { createLogger } from '../log/logger.js';
 import { LocalEventBus } from '../events/event-bus.js';
 import { startGateway, listenerTlsMaterial, type RunningGateway } from './gateway-role.js';
 import { startKeyManager, type RunningKeyManager } from '../keymanager/start.js';
+import { ThrottlingExtension } from '../throttling/extension.js';
+import { startTrafficManager } from '../throttling/traffic-manager.js';
 
 export interface NodeOptions {
   readonly sampleBackend?: boolean;
@@ -42,8 +44,12 @@ export async function startNode(config: Config, opts: NodeOptions = {}): Promise
       stops.push(() => km!.stop());
     }
     if (r.gateway) {
-      gateway = await startGateway(config, log, tls);
+      // Throttling: policies, shared counters, Redis sync; in the default role also the traffic manager.
+      gateway = await startGateway(config, log, tls, [new ThrottlingExtension(config, log, bus)]);
       stops.push(() => gateway!.stop());
+    } else if (r.trafficManager) {
+      const tm = await startTrafficManager(config, log, bus);
+      stops.push(() => tm.stop());
     }
   } catch (err) {
     log.fatal((err as Error).message);
