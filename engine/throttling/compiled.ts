@@ -188,7 +188,7 @@ export class CompiledPolicies {
     const fb = this.fallback[level];
     if (!this.warned.has(`${level}:${name}`)) {
       this.warned.add(`${level}:${name}`);
-      this.log.warn({ level, policy: name, applied: this.fallbackName[level] },
+      this.log.warn({ scope: level, policy: name, applied: this.fallbackName[level] },
         `${level} throttling policy "${name}" is not deployed${name === 'Unlimited' ? ' (apim.throttling.enable_unlimited_tier is false)' : ''}: applying the most restrictive ${level} policy ${this.fallbackName[level] ?? '(none)'}`);
     }
     map.set(name, fb);

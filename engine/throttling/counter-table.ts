@@ -58,6 +58,7 @@ export const H_MODE = 0;
 export const H_NODES = 1;
 export const H_CLAIMED = 2;
 export const H_FULL = 3;
+export const H_HUNGRY = 4;
 const HEADER_INTS = 16;
 
 /** MODE: counters are this node's own (no Redis, or Redis away), or leased from Redis. */
@@ -302,6 +303,18 @@ export class CounterTable {
 
   get claimedSlots(): number {
     return Atomics.load(this.header, H_CLAIMED);
+  }
+
+  /**
+   * Clustered, an io thread ran out of leased calls while the cluster still has room: true for the one
+   * caller that raised the flag (it tells the main thread, which syncs at once and lowers it).
+   */
+  raiseHungry(): boolean {
+    return Atomics.compareExchange(this.header, H_HUNGRY, 0, 1) === 0;
+  }
+
+  lowerHungry(): void {
+    Atomics.store(this.header, H_HUNGRY, 0);
   }
 
   /** Failed claims since the last call (and resets the count). */

@@ -112,6 +112,11 @@ export class ThrottlingExtension implements GatewayExtension {
   }
 
   private onIoMessage(m: IoThrottleMessage): void {
+    if (m.t === 'hungry') {
+      this.table.lowerHungry();
+      this.redis?.syncSoon();
+      return;
+    }
     if (m.t === 'keys') {
       const k = m.keys;
       for (let i = 0; i < k.length; i += 2) {
@@ -133,7 +138,7 @@ export class ThrottlingExtension implements GatewayExtension {
     };
     this.recent.push(event);
     if (this.recent.length > RECENT_DECISIONS) this.recent.splice(0, this.recent.length - RECENT_DECISIONS);
-    if (d.throttled) this.log.info({ level: d.level, policy: d.policy, code: d.code, api: d.api, application: d.application, limit: d.limit, until: new Date(d.until).toISOString() }, 'throttle decision: limit reached');
+    if (d.throttled) this.log.info({ scope: d.level, policy: d.policy, code: d.code, api: d.api, application: d.application, limit: d.limit, until: new Date(d.until).toISOString() }, 'throttle decision: limit reached');
     if (!this.settings.dataPublishing) return;
     void this.bus.publish(event).catch((err: Error) => this.log.warn({ err: err.message }, 'a throttle decision subscriber failed'));
     this.redis?.publish(this.view.decisionTopic, JSON.stringify(event));

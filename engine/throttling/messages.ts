@@ -18,11 +18,13 @@ export interface CountersState extends SharedCounters {
  * - `keys`: slots it claimed, with their throttle keys (flat [slot, key, ...]), so the main thread can
  *   sync them with Redis and evict them when idle;
  * - `decision`: a throttle decision, once per key and window (the first refused call, or the first call
- *   over a quota that does not stop calls).
+ *   over a quota that does not stop calls);
+ * - `hungry`: clustered, a key ran out of leased calls while the cluster has room: sync with Redis now.
  */
 export type IoThrottleMessage =
   | { readonly t: 'keys'; readonly keys: readonly (number | string)[] }
-  | { readonly t: 'decision'; readonly d: DecisionFacts };
+  | { readonly t: 'decision'; readonly d: DecisionFacts }
+  | { readonly t: 'hungry' };
 
 export interface DecisionFacts {
   readonly key: string;

@@ -38,6 +38,8 @@ export async function connectRedis(view: RedisView, log: Logger, what: string, h
     maxRetriesPerRequest: 0,
     connectTimeout: 2000,
     retryStrategy: (times: number) => Math.min(200 * times, 2000),
+    // A command unanswered when the connection drops fails (it is reported again by the next sync).
+    autoResendUnfulfilledCommands: false,
     ...(view.username ? { username: view.username } : {}),
     ...(view.password ? { password: view.password } : {}),
     ...extra,

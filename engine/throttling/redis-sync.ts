@@ -87,6 +87,10 @@ export class RedisCounters {
   private nodes = 1;
   private lastHeartbeat = 0;
   private stopped = false;
+  /** A hungry io thread asked while a round was running. */
+  private again = false;
+  private lastSyncAt = 0;
+  private busySince = 0;
 
   constructor(
     private readonly view: RedisView,
@@ -120,16 +124,19 @@ export class RedisCounters {
   /** Redis (re)connected: learn whether it kept its counters, announce this node, then go clustered. */
   private async resync(): Promise<void> {
     const client = this.redis!.client;
-    const runId = await redisRunId(client);
-    if (this.runId !== '' && runId !== this.runId) {
-      // A restarted Redis lost the windows' counts: report everything counted locally again.
-      for (const m of this.slots.values()) m.reported = 0;
+    try {
+      const runId = await redisRunId(client);
+      if (this.runId !== '' && runId !== this.runId) {
+        // A restarted Redis lost the windows' counts: report everything counted locally again.
+        for (const m of this.slots.values()) m.reported = 0;
+      }
+      this.runId = runId;
+      await this.heartbeat(Date.now());
+      // Report what was counted meanwhile and take leases before the io threads start using them.
+      await this.sync(true);
+    } finally {
+      this.table.setMode(MODE_CLUSTER);
     }
-    this.runId = runId;
-    await this.heartbeat(Date.now());
-    // Report what was counted meanwhile and take leases before the io threads start using them.
-    await this.sync(true);
-    this.table.setMode(MODE_CLUSTER);
   }
 
   private async heartbeat(now: number): Promise<void> {
@@ -147,16 +154,27 @@ export class RedisCounters {
     this.lastHeartbeat = now;
   }
 
+  /** An io thread ran dry: sync now, or right after the round in progress. */
+  syncSoon(): void {
+    if (this.busy) { this.again = true; return; }
+    void this.sync();
+  }
+
   /** One sync round; a round still running (a slow Redis) makes the next one skip. */
   async sync(force = false): Promise<void> {
-    if (this.stopped || this.redis === null || (!this.redis.up && !force) || this.busy) return;
+    if (this.stopped || this.redis === null || (!this.redis.up && !force)) return;
+    // A round that has not settled after a few intervals is given up (its late answer still counts).
+    if (this.busy && Date.now() - this.busySince < 5 * this.view.syncIntervalMs + 2000) return;
     this.busy = true;
+    this.busySince = Date.now();
     try {
       const now = Date.now();
       if (now - this.lastHeartbeat >= 1000) await this.heartbeat(now);
       const batch: Pending[] = [];
+      const elapsed = Math.max(1, now - (this.lastSyncAt || now - this.view.syncIntervalMs));
+      this.lastSyncAt = now;
       for (const [slot, meta] of this.slots) {
-        const p = this.plan(slot, meta, now);
+        const p = this.plan(slot, meta, now, elapsed);
         if (p !== null) batch.push(p);
       }
       for (let i = 0; i < batch.length; i += BATCH) await this.settle(batch.slice(i, i + BATCH));
@@ -165,9 +183,13 @@ export class RedisCounters {
     } finally {
       this.busy = false;
     }
+    if (this.again) {
+      this.again = false;
+      setImmediate(() => { void this.sync(); });
+    }
   }
 
-  private plan(slot: number, meta: SlotMeta, now: number): Pending | null {
+  private plan(slot: number, meta: SlotMeta, now: number, elapsed: number): Pending | null {
     const t = this.table;
     const span = Number(t.word(slot, W_SPAN));
     if (span <= 0) return null;
@@ -189,9 +211,10 @@ export class RedisCounters {
     let want = 0;
     if (kind === KIND_REQUESTS && window === current) {
       const spare = meta.reported + debt - count;
-      // Enough for twice what the last interval used, so the io threads seldom run dry between syncs.
-      const need = Math.max(1, 2 * rate);
-      if (spare < need) want = need - spare;
+      // Enough for twice what one sync interval uses at the rate seen since the last sync, so the io
+      // threads seldom run dry between syncs (the script caps it near the limit).
+      const need = Math.max(1, Math.ceil((2 * rate * this.view.syncIntervalMs) / elapsed));
+      if (spare < need) want = 2 * need - spare;
     }
     if (debt === 0 && want === 0 && !(kind === KIND_BANDWIDTH && window === current)) return null;
     return { slot, meta, window, debt, want, limit, kind, count };

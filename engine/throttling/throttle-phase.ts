@@ -6,7 +6,7 @@ import type { SharedStateReceiver } from '../gateway/shared-state.js';
 import { callChannel } from '../gateway/call-events.js';
 import type { ApiDefinition, ResourceDefinition } from '../registry/types.js';
 import { CompiledPolicies, plainUser, type CCondition, type CPolicy, type CQuota } from './compiled.js';
-import { CounterTable, KIND_BANDWIDTH, KIND_COUNT_ONLY, NOTE_OVER_QUOTA, NOTE_THROTTLED } from './counter-table.js';
+import { CounterTable, KIND_BANDWIDTH, KIND_COUNT_ONLY, KIND_REQUESTS, MODE_CLUSTER, NOTE_OVER_QUOTA, NOTE_THROTTLED } from './counter-table.js';
 import { THROTTLE_OUT, THROTTLE_SEQUENCE, type ThrottleLevel } from './errors.js';
 import { fingerprint } from './hash.js';
 import { parseIp, throttleAddress, type Ip } from './ip.js';
@@ -222,6 +222,12 @@ export class ThrottlePhase implements GatewayPhase {
     const used = g > count ? g : count;
     if (!ok) {
       this.giveBack();
+      if (q.kind === KIND_REQUESTS && count < q.limit && g < q.limit && table.mode === MODE_CLUSTER) {
+        // Not the limit: this node's leases ran out before the next sync. Ask for more now; retry soon.
+        if (table.raiseHungry()) this.post({ t: 'hungry' });
+        this.throttleOut(ctx, level, q, 1000);
+        return false;
+      }
       if (table.note(slot, winNo, NOTE_THROTTLED)) this.decide(ctx, level, policy, key, q, winNo, true);
       this.throttleOut(ctx, level, q, resetMs);
       return false;
@@ -427,7 +433,7 @@ export class ThrottlePhase implements GatewayPhase {
       api: ctx.api!.def.id,
       ...(auth !== null ? { application: auth.application, user: auth.user } : {}),
     };
-    if (!throttled) this.log.info({ level, policy, api: d.api, application: d.application, limit: q.limit }, 'quota reached; calls continue (stop_on_quota_reach = false)');
+    if (!throttled) this.log.info({ scope: level, policy, api: d.api, application: d.application, limit: q.limit }, 'quota reached; calls continue (stop_on_quota_reach = false)');
     this.post({ t: 'decision', d });
   }
 
