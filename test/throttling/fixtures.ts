@@ -168,3 +168,34 @@ export function getToken(httpsPort: number, clientId: string, secret: string, ex
     r.end(body);
   });
 }
+
+/** A gateway (in this process) with one secured API and one subscribed application, and a way to get its tokens. */
+export async function securedGateway(t: { teardown(fn: () => unknown): void }, o: {
+  subPolicy?: string; appPolicy?: string; policies?: string; conf?: Record<string, unknown>; apiPolicy?: string; resourcePolicy?: string; files?: Record<string, string>;
+}) {
+  const { echoBackend } = await import('../helpers/backends.js');
+  const { startSluice } = await import('../helpers/sluice.js');
+  const be = await echoBackend(t);
+  const s = await startSluice(t, o.conf ?? {}, {
+    ...(o.policies ? { [`${POLICY_DIR}/test.toml`]: o.policies } : {}),
+    [`${API_DIR}/secure.toml`]: throttledApi({
+      name: 'AcmeSecure', context: '/secure', backend: be.url, policy: o.apiPolicy ?? 'Unlimited',
+      resources: [{ template: '/*', auth: 'Application & Application User', policy: o.resourcePolicy ?? 'Unlimited' }],
+    }),
+    [`${APP_DIR}/acme.toml`]: applicationToml({
+      name: 'AcmeApp', clientId: 'acme-client', secret: 'acme-secret', appPolicy: o.appPolicy ?? 'Unlimited',
+      subscriptions: [{ api: 'AcmeSecure:1.0.0', policy: o.subPolicy ?? 'Unlimited' }],
+    }),
+    [`${APP_DIR}/other.toml`]: applicationToml({
+      name: 'OtherApp', clientId: 'other-client', secret: 'other-secret', owner: 'bob', appPolicy: o.appPolicy ?? 'Unlimited',
+      subscriptions: [{ api: 'AcmeSecure:1.0.0', policy: o.subPolicy ?? 'Unlimited' }],
+    }),
+    ...(o.files ?? {}),
+  });
+  const token = (clientId = 'acme-client', secret = 'acme-secret'): Promise<string> => getToken(s.home.ports.servletHttps, clientId, secret);
+  const call = async (at: string, path = '/secure/1.0.0/x', headers: Record<string, string> = {}) => {
+    const { request } = await import('../helpers/backends.js');
+    return request(s.url(path), { headers: { authorization: `Bearer ${at}`, ...headers } });
+  };
+  return { s, be, token, call };
+}
