@@ -251,7 +251,9 @@ export function parsePolicyFile(text: string, file: string): PolicyFile {
   }
   const r = new Reader(file, text);
   for (const k of Object.keys(doc)) {
-    if (!TOP.has(k)) r.fail(k, `unknown table "${k}" (known: ${[...TOP].map((x) => `[[${x}]]`).join(', ')})`);
+    if (!TOP.has(k)) {
+      throw new DeclarativeFileError(file, `${k}: unknown table "${k}" (known: ${[...TOP].map((x) => `[[${x}]]`).join(', ')})`, r.line(k) ?? r.line(`${k}[0]`));
+    }
   }
   const policies: ThrottlePolicy[] = [];
   const names = new Map<string, string>();
