@@ -1,27 +1,28 @@
-import { DELETED, EMPTY, homeSlot } from './hash.js';
+import { fpWord, type KeyHash } from './hash.js';
 
 /**
  * The throttle counters of one node: a fixed-size open-addressing hash table in a SharedArrayBuffer that
  * the main thread creates and every io thread maps. No lock: every change is one Atomics.compareExchange
  * on one 64-bit word, so a count can never be lost or counted twice, whichever threads race.
  *
- * Slot layout (8 x 64-bit words, one cache line):
+ * Slot layout (8 x 64-bit words, one cache line). A "tagged" word holds a window number (high 32 bits,
+ * modulo 2^31) and a value (low 32 bits, unsigned):
  *
  *   FP      fingerprint of the throttle key (hash.ts); 0 = never used, -1 = deleted (the main thread evicted it)
- *   COUNT   window (27 bits) | count (36 bits): calls (or bytes) admitted in that window by this node
- *   ALLOW   window | allowance: with Redis, what this node may admit in that window (its leases); main writes
- *   GLOBAL  window | count: with Redis, the cluster-wide count of that window last read back; main writes
- *   NOTE    window | bits: "decision published" marks, so one event leaves per key and window
- *   SPAN    window length in ms (io threads write it on claim and when a policy changes)
- *   LIMIT   limit (40 bits) | kind << 40 (KIND_*): what main needs to sync the slot with Redis
+ *   COUNT   tagged: calls (or bytes) admitted in that window by this node
+ *   ALLOW   tagged: with Redis, what this node may admit in that window (its leases); main writes
+ *   GLOBAL  tagged: with Redis, the cluster-wide count of that window last read back; main writes
+ *   NOTE    tagged: "decision published" bits, so one event leaves per key and window
+ *   SPAN    window length in ms (io threads write it on claim and after a policy change)
+ *   LIMIT   limit (32 bits) | kind << 32 (KIND_*): what main needs to sync the slot with Redis
  *   spare
  *
  * Window roll-over: the window number sits in the same word as the count. A call that sees another
  * window in COUNT treats the count as 0 and swaps in (its window, its amount); two calls racing at the
  * boundary both go through the compare-and-swap, so the loser retries on the fresh word. A late call of
  * the old window that finds the new window counts in the new one (it is admitted at the boundary, which is
- * where it belongs). The window field is the window number modulo 2^27 (4 years of 1-second windows): a
- * slot is evicted long before its number can come round again.
+ * where it belongs). Window numbers are kept modulo 2^31 (68 years of 1-second windows): a slot is
+ * evicted long before its number can come round again.
  *
  * Collisions: linear probing from the fingerprint's home slot, up to MAX_PROBE slots. A lookup walks past
  * deleted slots until it finds its fingerprint or an empty slot, and only then claims the first free slot
@@ -29,6 +30,10 @@ import { DELETED, EMPTY, homeSlot } from './hash.js';
  * is the main thread's: a slot idle for two whole windows is cleared (COUNT.. zeroed first) and marked
  * deleted. When no slot is free within MAX_PROBE the call is not counted at that level (fail open) and the
  * main thread logs that the table is full (apim.throttling.counter_table_size).
+ *
+ * The hot path reads words through an Int32Array view of the same memory (no bigint allocated to look at
+ * a value); the compare-and-swap itself is on the 64-bit word. A torn read of the two halves only makes a
+ * compare-and-swap fail and retry.
  */
 export const SLOT_WORDS = 8;
 export const W_FP = 0;
@@ -39,13 +44,8 @@ export const W_NOTE = 4;
 export const W_SPAN = 5;
 export const W_LIMIT = 6;
 
-export const WIN_BITS = 27;
-export const VAL_BITS = 36;
-const WIN_MOD = 2 ** WIN_BITS;
-export const VAL_MASK = (1n << BigInt(VAL_BITS)) - 1n;
-const WIN_MASK = ((1n << BigInt(WIN_BITS)) - 1n) << BigInt(VAL_BITS);
-const SHIFT = BigInt(VAL_BITS);
-export const MAX_VALUE = 2 ** VAL_BITS - 1;
+const WIN_MOD = 2 ** 31;
+export const MAX_VALUE = 2 ** 32 - 1;
 export const MAX_PROBE = 64;
 
 /** How a slot counts: requests against a limit (leased from Redis when clustered), requests counted only, bytes. */
@@ -66,8 +66,8 @@ export const MODE_LOCAL = 0;
 export const MODE_CLUSTER = 1;
 
 /** NOTE bits. */
-export const NOTE_THROTTLED = 1n;
-export const NOTE_OVER_QUOTA = 2n;
+export const NOTE_THROTTLED = 1;
+export const NOTE_OVER_QUOTA = 2;
 
 /** Share of a limit one node may admit on credit at the start of a window, before its first lease. */
 export const CREDIT_SHARE = 0.04;
@@ -89,28 +89,40 @@ export function createSharedCounters(requestedSlots: number): SharedCounters {
   };
 }
 
-/** Window number -> the tag it carries in COUNT, ALLOW, GLOBAL and NOTE. */
-export function tagOf(winNo: number): bigint {
-  return BigInt(winNo % WIN_MOD) << SHIFT;
+// Which Int32 half of a 64-bit word is the high one (little-endian: the second).
+const LITTLE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const HI = LITTLE ? 1 : 0;
+const LO = LITTLE ? 0 : 1;
+const scratch64 = new BigInt64Array(1);
+const scratch32 = new Int32Array(scratch64.buffer);
+
+/** The 64-bit word of (window, value). */
+function pack(win: number, value: number): bigint {
+  scratch32[HI] = win;
+  scratch32[LO] = value;
+  return scratch64[0]!;
 }
 
-/** The 27-bit window field of a word. */
-export function windowField(word: bigint): number {
-  return Number(word >> SHIFT);
+/** The window field of a word number `winNo`. */
+export function windowTag(winNo: number): number {
+  return winNo % WIN_MOD;
 }
 
-export function valueOf(word: bigint): number {
-  return Number(word & VAL_MASK);
-}
-
-/** The full window number whose 27-bit field is `field`, at or before `current`. */
-export function fullWindow(field: number, current: number): number {
-  const back = ((current % WIN_MOD) - field + WIN_MOD) % WIN_MOD;
+/** The full window number whose tag is `tag`, at or before `current`. */
+export function fullWindow(tag: number, current: number): number {
+  const back = ((current % WIN_MOD) - tag + WIN_MOD) % WIN_MOD;
   return current - back;
+}
+
+/** (window tag, value) of a tagged word. */
+export function unpack(word: bigint): { tag: number; value: number } {
+  scratch64[0] = word;
+  return { tag: scratch32[HI]!, value: scratch32[LO]! >>> 0 };
 }
 
 export class CounterTable {
   readonly words: BigInt64Array;
+  private readonly i32: Int32Array;
   readonly header: Int32Array;
   readonly mask: number;
   /** After slotOf: this call claimed the slot (a new key). */
@@ -120,6 +132,7 @@ export class CounterTable {
 
   constructor(readonly shared: SharedCounters) {
     this.words = new BigInt64Array(shared.table);
+    this.i32 = new Int32Array(shared.table);
     this.header = new Int32Array(shared.header);
     this.mask = shared.slots - 1;
   }
@@ -128,30 +141,35 @@ export class CounterTable {
     return Atomics.load(this.header, H_MODE);
   }
 
-  /** The slot of a fingerprint, claimed when the key is new; -1 when the table has no room near it. */
-  slotOf(fp: bigint): number {
-    const w = this.words;
+  /** The slot of a key hash, claimed when the key is new; -1 when the table has no room near it. */
+  slotOf(h: KeyHash): number {
+    const i32 = this.i32;
     const mask = this.mask;
+    const hi = h.hi;
+    const lo = h.lo;
     this.claimed = false;
     for (let attempt = 0; attempt < 4; attempt++) {
-      const home = homeSlot(fp, mask);
+      const home = lo & mask;
       let free = -1;
-      let freeWas = EMPTY;
+      let freeWas = 0n;
       for (let p = 0; p < MAX_PROBE; p++) {
         const i = (home + p) & mask;
-        const v = Atomics.load(w, i * SLOT_WORDS);
-        if (v === fp) return i;
-        if (v === EMPTY) {
-          if (free < 0) { free = i; freeWas = EMPTY; }
+        const at = i * SLOT_WORDS * 2;
+        const vhi = Atomics.load(i32, at + HI);
+        const vlo = Atomics.load(i32, at + LO);
+        if (vhi === hi && vlo === lo) return i;
+        if (vhi === 0 && vlo === 0) {
+          if (free < 0) { free = i; freeWas = 0n; }
           break;
         }
-        if (v === DELETED && free < 0) { free = i; freeWas = DELETED; }
+        if (vhi === -1 && vlo === -1 && free < 0) { free = i; freeWas = -1n; }
       }
       if (free < 0) {
         Atomics.add(this.header, H_FULL, 1);
         return -1;
       }
-      const prev = Atomics.compareExchange(w, free * SLOT_WORDS, freeWas, fp);
+      const fp = fpWord(h);
+      const prev = Atomics.compareExchange(this.words, free * SLOT_WORDS, freeWas, fp);
       if (prev === freeWas) {
         this.claimed = true;
         Atomics.add(this.header, H_CLAIMED, 1);
@@ -171,13 +189,13 @@ export class CounterTable {
   acquire(slot: number, winNo: number, limit: number, amount: number): boolean {
     const w = this.words;
     const at = slot * SLOT_WORDS + W_COUNT;
-    const tag = tagOf(winNo);
+    const tag = winNo % WIN_MOD;
     for (;;) {
       const cur = Atomics.load(w, at);
-      const c = (cur & WIN_MASK) === tag ? Number(cur & VAL_MASK) : 0;
+      scratch64[0] = cur;
+      const c = scratch32[HI] === tag ? scratch32[LO]! >>> 0 : 0;
       if (c + amount > limit) { this.count = c; return false; }
-      const next = tag | BigInt(Math.min(c + amount, MAX_VALUE));
-      if (Atomics.compareExchange(w, at, cur, next) === cur) { this.count = c + amount; return true; }
+      if (Atomics.compareExchange(w, at, cur, pack(tag, Math.min(c + amount, MAX_VALUE))) === cur) { this.count = c + amount; return true; }
     }
   }
 
@@ -185,13 +203,13 @@ export class CounterTable {
   acquireUnder(slot: number, winNo: number, limit: number, amount: number): boolean {
     const w = this.words;
     const at = slot * SLOT_WORDS + W_COUNT;
-    const tag = tagOf(winNo);
+    const tag = winNo % WIN_MOD;
     for (;;) {
       const cur = Atomics.load(w, at);
-      const c = (cur & WIN_MASK) === tag ? Number(cur & VAL_MASK) : 0;
+      scratch64[0] = cur;
+      const c = scratch32[HI] === tag ? scratch32[LO]! >>> 0 : 0;
       if (c >= limit) { this.count = c; return false; }
-      const next = tag | BigInt(Math.min(c + amount, MAX_VALUE));
-      if (Atomics.compareExchange(w, at, cur, next) === cur) { this.count = c + amount; return true; }
+      if (Atomics.compareExchange(w, at, cur, pack(tag, Math.min(c + amount, MAX_VALUE))) === cur) { this.count = c + amount; return true; }
     }
   }
 
@@ -199,12 +217,13 @@ export class CounterTable {
   add(slot: number, winNo: number, amount: number): number {
     const w = this.words;
     const at = slot * SLOT_WORDS + W_COUNT;
-    const tag = tagOf(winNo);
+    const tag = winNo % WIN_MOD;
     for (;;) {
       const cur = Atomics.load(w, at);
-      const c = (cur & WIN_MASK) === tag ? Number(cur & VAL_MASK) : 0;
-      const next = tag | BigInt(Math.min(c + amount, MAX_VALUE));
-      if (Atomics.compareExchange(w, at, cur, next) === cur) { this.count = c + amount; return c + amount; }
+      scratch64[0] = cur;
+      const c = scratch32[HI] === tag ? scratch32[LO]! >>> 0 : 0;
+      const next = Math.min(c + amount, MAX_VALUE);
+      if (Atomics.compareExchange(w, at, cur, pack(tag, next)) === cur) { this.count = next; return next; }
     }
   }
 
@@ -212,20 +231,25 @@ export class CounterTable {
   release(slot: number, winNo: number, amount: number): void {
     const w = this.words;
     const at = slot * SLOT_WORDS + W_COUNT;
-    const tag = tagOf(winNo);
+    const tag = winNo % WIN_MOD;
     for (;;) {
       const cur = Atomics.load(w, at);
-      if ((cur & WIN_MASK) !== tag) return;
-      const c = Number(cur & VAL_MASK);
-      const next = tag | BigInt(Math.max(0, c - amount));
-      if (Atomics.compareExchange(w, at, cur, next) === cur) return;
+      scratch64[0] = cur;
+      if (scratch32[HI] !== tag) return;
+      const c = scratch32[LO]! >>> 0;
+      if (Atomics.compareExchange(w, at, cur, pack(tag, Math.max(0, c - amount))) === cur) return;
     }
+  }
+
+  /** The value of a tagged word in a window, or `otherwise` when the word holds another window. */
+  private tagged(slot: number, which: number, winNo: number, otherwise: number): number {
+    scratch64[0] = Atomics.load(this.words, slot * SLOT_WORDS + which);
+    return scratch32[HI] === winNo % WIN_MOD ? scratch32[LO]! >>> 0 : otherwise;
   }
 
   /** The count of the window (0 when the slot holds another window). */
   countIn(slot: number, winNo: number): number {
-    const cur = Atomics.load(this.words, slot * SLOT_WORDS + W_COUNT);
-    return (cur & WIN_MASK) === tagOf(winNo) ? Number(cur & VAL_MASK) : 0;
+    return this.tagged(slot, W_COUNT, winNo, 0);
   }
 
   /**
@@ -236,8 +260,8 @@ export class CounterTable {
    */
   allowance(slot: number, winNo: number, limit: number, kind: number): number {
     if (Atomics.load(this.header, H_MODE) !== MODE_CLUSTER) return limit;
-    const a = Atomics.load(this.words, slot * SLOT_WORDS + W_ALLOW);
-    if ((a & WIN_MASK) === tagOf(winNo)) return Math.min(limit, Number(a & VAL_MASK));
+    const a = this.tagged(slot, W_ALLOW, winNo, -1);
+    if (a >= 0) return Math.min(limit, a);
     if (kind === KIND_BANDWIDTH) return limit;
     const nodes = Math.max(1, Atomics.load(this.header, H_NODES));
     return Math.max(1, Math.floor((limit * CREDIT_SHARE) / nodes));
@@ -246,29 +270,41 @@ export class CounterTable {
   /** With Redis: the cluster-wide count of the window last read back, or -1. */
   globalIn(slot: number, winNo: number): number {
     if (Atomics.load(this.header, H_MODE) !== MODE_CLUSTER) return -1;
-    const g = Atomics.load(this.words, slot * SLOT_WORDS + W_GLOBAL);
-    return (g & WIN_MASK) === tagOf(winNo) ? Number(g & VAL_MASK) : -1;
+    return this.tagged(slot, W_GLOBAL, winNo, -1);
   }
 
   /** Sets a NOTE bit for the window; true for the one caller that set it first. */
-  note(slot: number, winNo: number, bit: bigint): boolean {
+  note(slot: number, winNo: number, bit: number): boolean {
     const w = this.words;
     const at = slot * SLOT_WORDS + W_NOTE;
-    const tag = tagOf(winNo);
+    const tag = winNo % WIN_MOD;
     for (;;) {
       const cur = Atomics.load(w, at);
-      const bits = (cur & WIN_MASK) === tag ? cur & VAL_MASK : 0n;
-      if ((bits & bit) !== 0n) return false;
-      if (Atomics.compareExchange(w, at, cur, tag | bits | bit) === cur) return true;
+      scratch64[0] = cur;
+      const bits = scratch32[HI] === tag ? scratch32[LO]! : 0;
+      if ((bits & bit) !== 0) return false;
+      if (Atomics.compareExchange(w, at, cur, pack(tag, bits | bit)) === cur) return true;
     }
   }
 
-  /** Keeps the slot's window length and limit current for the main thread (a store only when they change). */
+  /** Keeps the slot's window length and limit current for the main thread. */
   describe(slot: number, span: bigint, limitWord: bigint): void {
     const w = this.words;
     const base = slot * SLOT_WORDS;
     if (Atomics.load(w, base + W_SPAN) !== span) Atomics.store(w, base + W_SPAN, span);
     if (Atomics.load(w, base + W_LIMIT) !== limitWord) Atomics.store(w, base + W_LIMIT, limitWord);
+  }
+
+  /**
+   * Clustered, an io thread ran out of leased calls while the cluster still has room: true for the one
+   * caller that raised the flag (it tells the main thread, which syncs at once and lowers it).
+   */
+  raiseHungry(): boolean {
+    return Atomics.compareExchange(this.header, H_HUNGRY, 0, 1) === 0;
+  }
+
+  lowerHungry(): void {
+    Atomics.store(this.header, H_HUNGRY, 0);
   }
 
   // ---- the main thread's side ----------------------------------------------------------------------
@@ -277,9 +313,9 @@ export class CounterTable {
     return Atomics.load(this.words, slot * SLOT_WORDS + which);
   }
 
-  /** Main: writes a window-tagged value (ALLOW, GLOBAL). */
+  /** Main: writes a tagged value (ALLOW, GLOBAL). */
   writeTagged(slot: number, which: number, winNo: number, value: number): void {
-    Atomics.store(this.words, slot * SLOT_WORDS + which, tagOf(winNo) | BigInt(Math.max(0, Math.min(value, MAX_VALUE))));
+    Atomics.store(this.words, slot * SLOT_WORDS + which, pack(winNo % WIN_MOD, Math.max(0, Math.min(value, MAX_VALUE))));
   }
 
   /** Main: evicts an idle slot; false when its key is not `fp` any more. */
@@ -288,7 +324,7 @@ export class CounterTable {
     const base = slot * SLOT_WORDS;
     if (Atomics.load(w, base + W_FP) !== fp) return false;
     for (let k = 1; k < SLOT_WORDS; k++) Atomics.store(w, base + k, 0n);
-    if (Atomics.compareExchange(w, base + W_FP, fp, DELETED) !== fp) return false;
+    if (Atomics.compareExchange(w, base + W_FP, fp, -1n) !== fp) return false;
     Atomics.sub(this.header, H_CLAIMED, 1);
     return true;
   }
@@ -305,18 +341,6 @@ export class CounterTable {
     return Atomics.load(this.header, H_CLAIMED);
   }
 
-  /**
-   * Clustered, an io thread ran out of leased calls while the cluster still has room: true for the one
-   * caller that raised the flag (it tells the main thread, which syncs at once and lowers it).
-   */
-  raiseHungry(): boolean {
-    return Atomics.compareExchange(this.header, H_HUNGRY, 0, 1) === 0;
-  }
-
-  lowerHungry(): void {
-    Atomics.store(this.header, H_HUNGRY, 0);
-  }
-
   /** Failed claims since the last call (and resets the count). */
   takeFullCount(): number {
     return Atomics.exchange(this.header, H_FULL, 0);
@@ -325,9 +349,9 @@ export class CounterTable {
 
 /** LIMIT word of a slot. */
 export function limitWord(limit: number, kind: number): bigint {
-  return BigInt(Math.min(limit, 2 ** 40 - 1)) | (BigInt(kind) << 40n);
+  return BigInt(Math.min(limit, MAX_VALUE)) | (BigInt(kind) << 32n);
 }
 
 export function limitOfWord(word: bigint): { limit: number; kind: number } {
-  return { limit: Number(word & ((1n << 40n) - 1n)), kind: Number(word >> 40n) };
+  return { limit: Number(word & 0xffffffffn), kind: Number(word >> 32n) };
 }

@@ -6,7 +6,7 @@ import type { EventBus, ThrottleDecisionEvent } from '../events/event-bus.js';
 import { DeclarativeDirectory } from '../registry/declarative-directory.js';
 import type { GatewayExtension } from '../runtime/gateway-extension.js';
 import type { IoThreads } from '../runtime/io-threads.js';
-import { CounterTable, W_COUNT, W_SPAN, createSharedCounters, fullWindow, windowField, type SharedCounters } from './counter-table.js';
+import { CounterTable, W_COUNT, W_SPAN, createSharedCounters, fullWindow, unpack, type SharedCounters } from './counter-table.js';
 import { fingerprint } from './hash.js';
 import { STATE_COUNTERS, STATE_POLICIES, type CountersState, type IoThrottleMessage } from './messages.js';
 import { readPolicyFile, type PolicyFile } from './policy-file.js';
@@ -151,7 +151,7 @@ export class ThrottlingExtension implements GatewayExtension {
       const span = Number(this.table.word(slot, W_SPAN));
       if (span <= 0) continue;
       const current = Math.floor(now / span);
-      if (fullWindow(windowField(this.table.word(slot, W_COUNT)), current) >= current - 1) continue;
+      if (fullWindow(unpack(this.table.word(slot, W_COUNT)).tag, current) >= current - 1) continue;
       this.table.evict(slot, meta.fp);
       this.slots.delete(slot);
     }

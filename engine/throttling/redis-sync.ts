@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { RedisView } from '../../conf/views/redis.js';
 import {
   CounterTable, KIND_BANDWIDTH, KIND_REQUESTS, MODE_CLUSTER, MODE_LOCAL, W_ALLOW, W_COUNT, W_GLOBAL, W_LIMIT, W_SPAN,
-  fullWindow, limitOfWord, valueOf, windowField,
+  fullWindow, limitOfWord, unpack,
 } from './counter-table.js';
 import { connectRedis, redisRunId, type WatchedRedis } from './redis-client.js';
 
@@ -196,9 +196,9 @@ export class RedisCounters {
     const { limit, kind } = limitOfWord(t.word(slot, W_LIMIT));
     const current = Math.floor(now / span);
     const cw = t.word(slot, W_COUNT);
-    const window = fullWindow(windowField(cw), current);
+    const { tag, value: count } = unpack(cw);
+    const window = fullWindow(tag, current);
     if (window < current - 1) return null;
-    const count = valueOf(cw);
     if (meta.window !== window) {
       if (window < meta.window) return null;
       meta.window = window;

@@ -8,7 +8,7 @@ import type { ApiDefinition, ResourceDefinition } from '../registry/types.js';
 import { CompiledPolicies, plainUser, type CCondition, type CPolicy, type CQuota } from './compiled.js';
 import { CounterTable, KIND_BANDWIDTH, KIND_COUNT_ONLY, KIND_REQUESTS, MODE_CLUSTER, NOTE_OVER_QUOTA, NOTE_THROTTLED } from './counter-table.js';
 import { THROTTLE_OUT, THROTTLE_SEQUENCE, type ThrottleLevel } from './errors.js';
-import { fingerprint } from './hash.js';
+import { hashInto, hashOf, type KeyHash } from './hash.js';
 import { parseIp, throttleAddress, type Ip } from './ip.js';
 import { STATE_COUNTERS, STATE_POLICIES, type CountersState, type DecisionFacts, type IoThrottleMessage } from './messages.js';
 import type { PolicySnapshot } from './policy-set.js';
@@ -23,7 +23,7 @@ interface ApiInfo {
   readonly id: string;
   readonly apiPolicy: CPolicy | null;
   readonly apiKey: string;
-  readonly apiFp: bigint;
+  readonly apiHash: KeyHash;
   readonly hardKey: string;
   readonly hard: CQuota | null;
   readonly blocked: boolean;
@@ -33,7 +33,7 @@ interface ApiInfo {
 interface ResourceInfo {
   readonly policy: CPolicy | null;
   readonly key: string;
-  readonly fp: bigint;
+  readonly hash: KeyHash;
   readonly label: string;
 }
 
@@ -57,8 +57,12 @@ export class ThrottlePhase implements GatewayPhase {
   private flushScheduled = false;
   private fullWarnedAt = 0;
   private bandwidthSubscribed = false;
+  /** Per slot, the policy revision this thread last described it under (SPAN, LIMIT words). */
+  private described = new Int32Array(0);
+  private revision = 0;
 
   // ---- the call being evaluated (one at a time on this thread) ----
+  private readonly h: KeyHash = { hi: 0, lo: 0 };
   private now = 0;
   private ip: Ip | null = null;
   private ipText = '';
@@ -84,6 +88,7 @@ export class ThrottlePhase implements GatewayPhase {
 
   private useCounters(c: CountersState): void {
     this.table = new CounterTable(c);
+    this.described = new Int32Array(c.slots).fill(-1);
     this.channel?.close();
     this.channel = new BroadcastChannel(c.channel);
     (this.channel as unknown as { unref?: () => void }).unref?.();
@@ -91,6 +96,7 @@ export class ThrottlePhase implements GatewayPhase {
 
   private usePolicies(s: PolicySnapshot): void {
     this.policies = new CompiledPolicies(s, this.log);
+    this.revision = s.revision;
     this.apiInfo = new WeakMap();
     if (this.policies.hasBandwidth && !this.bandwidthSubscribed) {
       diagnostics.subscribe(callChannel.name, this.onCallDone);
@@ -121,10 +127,10 @@ export class ThrottlePhase implements GatewayPhase {
     if (blocks !== null && this.isBlocked(ctx, cp, info)) return PhaseResult.STOP;
 
     // 2. API-level advanced policy, 3. resource-level.
-    if (info.apiPolicy !== null && !this.advanced(ctx, 'api', info.apiPolicy, info.apiKey, info.apiFp)) return PhaseResult.STOP;
+    if (info.apiPolicy !== null && !this.advanced(ctx, 'api', info.apiPolicy, info.apiKey, info.apiHash)) return PhaseResult.STOP;
     let ri = info.resources.get(resource.def);
     if (ri === undefined) { ri = this.resourceInfo(info, resource.def, cp); info.resources.set(resource.def, ri); }
-    if (ri.policy !== null && !this.advanced(ctx, 'resource', ri.policy, ri.key, ri.fp)) return PhaseResult.STOP;
+    if (ri.policy !== null && !this.advanced(ctx, 'resource', ri.policy, ri.key, ri.hash)) return PhaseResult.STOP;
 
     if (auth !== null) {
       // 4. Subscription: burst control, then the quota.
@@ -133,16 +139,16 @@ export class ThrottlePhase implements GatewayPhase {
         const subKey = `${auth.application}${SEP}${info.id}${SEP}${auth.tier}`;
         if (sub.burst !== null) {
           const k = `b${SEP}${subKey}`;
-          if (!this.count(ctx, 'burst', sub.name, k, fingerprint(k), sub.burst)) return PhaseResult.STOP;
+          if (!this.count(ctx, 'burst', sub.name, k, hashInto(k, this.h), sub.burst)) return PhaseResult.STOP;
         }
         const k = `s${SEP}${subKey}`;
-        if (!this.count(ctx, 'subscription', sub.name, k, fingerprint(k), sub.quota!)) return PhaseResult.STOP;
+        if (!this.count(ctx, 'subscription', sub.name, k, hashInto(k, this.h), sub.quota!)) return PhaseResult.STOP;
       }
       // 5. Application: per application and end user.
       const app = cp.resolve('application', auth.applicationTier);
       if (app !== null) {
         const k = `p${SEP}${auth.application}${SEP}${auth.user}${SEP}${auth.applicationTier}`;
-        if (!this.count(ctx, 'application', app.name, k, fingerprint(k), app.quota!)) return PhaseResult.STOP;
+        if (!this.count(ctx, 'application', app.name, k, hashInto(k, this.h), app.quota!)) return PhaseResult.STOP;
       }
     }
 
@@ -152,13 +158,13 @@ export class ThrottlePhase implements GatewayPhase {
       const c = custom[i]!;
       if (c.needsAuth && auth === null) continue;
       const k = this.customKey(ctx, c, api.def, resource.def);
-      if (!this.count(ctx, 'custom', c.name, k, fingerprint(k), c.quota!)) return PhaseResult.STOP;
+      if (!this.count(ctx, 'custom', c.name, k, hashInto(k, this.h), c.quota!)) return PhaseResult.STOP;
     }
 
     // 7. The backend's hard limit (counted last: only calls that will reach the backend).
     if (info.hard !== null) {
       const k = auth !== null && auth.keyType === 'SANDBOX' ? `${info.hardKey}${SEP}SANDBOX` : info.hardKey;
-      if (!this.count(ctx, 'hard', 'backend_max_tps', k, fingerprint(k), info.hard)) return PhaseResult.STOP;
+      if (!this.count(ctx, 'hard', 'backend_max_tps', k, hashInto(k, this.h), info.hard)) return PhaseResult.STOP;
     }
 
     if (this.bestRemaining >= 0 && cp.settings.rateLimitHeaders) {
@@ -174,28 +180,32 @@ export class ThrottlePhase implements GatewayPhase {
   // ---- levels ------------------------------------------------------------------------------------
 
   /** An advanced policy: the first conditional group that matches, else the policy's own quota. */
-  private advanced(ctx: MessageContext, level: ThrottleLevel, p: CPolicy, key: string, fp: bigint): boolean {
+  private advanced(ctx: MessageContext, level: ThrottleLevel, p: CPolicy, key: string, h: KeyHash): boolean {
     const groups = p.groups;
     for (let i = 0; i < groups.length; i++) {
       const g = groups[i]!;
       if (this.matches(ctx, g.conditions)) {
         const k = `${key}${SEP}#${g.index}`;
-        return this.count(ctx, level, p.name, k, fingerprint(k), g.quota);
+        return this.count(ctx, level, p.name, k, hashInto(k, this.h), g.quota);
       }
     }
-    return this.count(ctx, level, p.name, key, fp, p.quota!);
+    return this.count(ctx, level, p.name, key, h, p.quota!);
   }
 
   /**
    * Counts the call at one level. True: it passes this level. False: the call was answered (throttled)
    * and what earlier levels took was given back.
    */
-  private count(ctx: MessageContext, level: ThrottleLevel, policy: string, key: string, fp: bigint, q: CQuota): boolean {
+  private count(ctx: MessageContext, level: ThrottleLevel, policy: string, key: string, h: KeyHash, q: CQuota): boolean {
     const table = this.table!;
-    const slot = table.slotOf(fp);
+    const slot = table.slotOf(h);
     if (slot < 0) { this.tableFull(); return true; }
     if (table.claimed) this.announce(slot, key);
-    table.describe(slot, q.span, q.limitWord);
+    // The slot's window length and limit, for the main thread: on claim and after a policy change.
+    if (table.claimed || this.described[slot] !== this.revision) {
+      table.describe(slot, q.span, q.limitWord);
+      this.described[slot] = this.revision;
+    }
     const winNo = Math.floor(this.now / q.windowMs);
     const resetMs = (winNo + 1) * q.windowMs - this.now;
     let ok = true;
@@ -391,7 +401,7 @@ export class ThrottlePhase implements GatewayPhase {
       id: def.id,
       apiPolicy,
       apiKey,
-      apiFp: fingerprint(apiKey),
+      apiHash: hashOf(apiKey),
       hardKey: `h${SEP}${def.id}`,
       hard: def.backendMaxTps !== undefined && def.backendMaxTps > 0
         ? { limit: def.backendMaxTps, windowMs: 1000, kind: 0, span: 1000n, limitWord: BigInt(def.backendMaxTps) }
@@ -406,7 +416,7 @@ export class ThrottlePhase implements GatewayPhase {
   private resourceInfo(info: ApiInfo, r: ResourceDefinition, cp: CompiledPolicies): ResourceInfo {
     const label = `${r.verb} ${r.uriTemplate}`;
     const key = `r${SEP}${info.id}${SEP}${label}${SEP}${r.throttlingPolicy}`;
-    return { policy: cp.resolve('advanced', r.throttlingPolicy), key, fp: fingerprint(key), label };
+    return { policy: cp.resolve('advanced', r.throttlingPolicy), key, hash: hashOf(key), label };
   }
 
   // ---- reports to the main thread -----------------------------------------------------------------

@@ -3,9 +3,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 
 const { modUrl, hashUrl, shared, keys, calls, limit, windowMs } = workerData;
 const { CounterTable } = await import(modUrl);
-const { fingerprint } = await import(hashUrl);
+const { hashOf } = await import(hashUrl);
 const table = new CounterTable(shared);
-const fps = keys.map((k) => fingerprint(k));
+const fps = keys.map((k) => hashOf(k));
 const admitted = new Array(keys.length).fill(0);
 const claimed = [];
 for (let i = 0; i < calls; i++) {
