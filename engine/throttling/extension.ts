@@ -50,6 +50,8 @@ export class ThrottlingExtension implements GatewayExtension {
   private channel: BroadcastChannel | null = null;
   private readonly dir: DeclarativeDirectory<PolicyFile>;
   private snapshot: PolicySnapshot | null = null;
+  private files: readonly PolicyFile[] = [];
+  private readonly external = new Map<string, PolicyFile>();
   private revision = 0;
   private threads: IoThreads | null = null;
   /** Claimed slots of the counter table, by slot. */
@@ -66,8 +68,19 @@ export class ThrottlingExtension implements GatewayExtension {
     this.table = new CounterTable(this.counters);
     this.dir = new DeclarativeDirectory<PolicyFile>({
       dir: this.view.policiesDir, kind: 'policy file', extension: '.toml', parse: readPolicyFile, identity: (f) => f.source, log,
-      onChange: (files) => this.deploy(files),
+      onChange: (files) => { this.files = files; this.deploy(); },
     });
+  }
+
+  /**
+   * The registry's other door (the admin REST API and its store): a named set of policies and block
+   * conditions, merged after the declarative files (a name the files define wins); null removes the set.
+   * Every io thread has the result before the returned promise resolves.
+   */
+  setPolicies(source: string, set: Omit<PolicyFile, 'source'> | null): Promise<void> {
+    if (set === null) this.external.delete(source);
+    else this.external.set(source, { source, policies: set.policies.map((p) => ({ ...p, source })), blockConditions: set.blockConditions });
+    return this.deploy();
   }
 
   get nodeId(): string {
@@ -89,13 +102,13 @@ export class ThrottlingExtension implements GatewayExtension {
     return { [STATE_POLICIES]: this.snapshot, [STATE_COUNTERS]: counters };
   }
 
-  private deploy(files: readonly PolicyFile[]): void {
-    const snapshot = buildSnapshot(files, this.settings, ++this.revision, this.log);
+  private deploy(): Promise<void> {
+    const snapshot = buildSnapshot([...this.files, ...this.external.values()], this.settings, ++this.revision, this.log);
     this.snapshot = snapshot;
     const count = snapshot.policies.filter((p) => p.source !== '(built-in)').length;
     this.log.info({ revision: snapshot.revision, policies: count, blockConditions: snapshot.blockConditions.length }, 'throttling policies in force');
-    if (this.threads !== null) void this.threads.pushState(STATE_POLICIES, snapshot);
     void this.bus.publish({ type: 'registry.changed', kind: 'policies', revision: snapshot.revision }).catch(() => {});
+    return this.threads !== null ? this.threads.pushState(STATE_POLICIES, snapshot) : Promise.resolve();
   }
 
   started(threads: IoThreads): void {
