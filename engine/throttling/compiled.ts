@@ -1,14 +1,17 @@
 import type { Logger } from 'pino';
 import type { BlockCondition, Quota, ThrottleCondition, ThrottlePolicy } from '../registry/types.js';
 import { IpRange, IpSet } from './ip.js';
-import { KIND_BANDWIDTH, KIND_COUNT_ONLY, KIND_REQUESTS, limitWord } from './counter-table.js';
+import { KIND_BANDWIDTH, KIND_COUNT_ONLY, KIND_REQUESTS, MAX_VALUE, limitWord } from './counter-table.js';
 import type { PolicyLevel, PolicySnapshot, ThrottleSettings } from './policy-set.js';
 import { TEMPLATE_VARIABLES } from './policy-file.js';
 import { windowMs } from './windows.js';
 
 /** A quota ready for counting. */
 export interface CQuota {
+  /** In `unit`s: requests, or bytes (KiB for bandwidth quotas above 4 GiB per window). */
   readonly limit: number;
+  /** Bytes per counted unit (bandwidth); 1 for requests. */
+  readonly unit: number;
   readonly windowMs: number;
   readonly kind: number;
   /** SPAN and LIMIT words of the slot (counter-table.ts). */
@@ -43,10 +46,12 @@ export interface CPolicy {
 
 export function compileQuota(q: Quota, countOnly = false): CQuota {
   const bandwidth = q.bandwidthBytes !== undefined;
-  const limit = bandwidth ? q.bandwidthBytes! : q.requests!;
+  // A counter holds 32 bits: byte quotas above 4 GiB are counted in KiB.
+  const unit = bandwidth && q.bandwidthBytes! > MAX_VALUE ? 1024 : 1;
+  const limit = Math.min(MAX_VALUE, bandwidth ? Math.ceil(q.bandwidthBytes! / unit) : q.requests!);
   const kind = bandwidth ? KIND_BANDWIDTH : countOnly ? KIND_COUNT_ONLY : KIND_REQUESTS;
   const ms = windowMs(q);
-  return { limit, windowMs: ms, kind, span: BigInt(ms), limitWord: limitWord(limit, kind) };
+  return { limit, unit, windowMs: ms, kind, span: BigInt(ms), limitWord: limitWord(limit, kind) };
 }
 
 function compileCondition(c: ThrottleCondition): CCondition {

@@ -214,14 +214,14 @@ export class ThrottlePhase implements GatewayPhase {
       count = table.add(slot, winNo, 1);
       if (count > q.limit && table.note(slot, winNo, NOTE_OVER_QUOTA)) this.decide(ctx, level, policy, key, q, winNo, false);
     } else if (q.kind === KIND_BANDWIDTH) {
-      const amount = ctx.contentLength > 0 ? ctx.contentLength : 0;
+      const amount = ctx.contentLength > 0 ? Math.ceil(ctx.contentLength / q.unit) : 0;
       ok = table.acquireUnder(slot, winNo, table.allowance(slot, winNo, q.limit, q.kind), amount);
       count = table.count;
       if (ok) {
         this.take(slot, winNo, amount);
         let list = ctx.properties?.get(BANDWIDTH_PROPERTY) as number[] | undefined;
         if (list === undefined) { list = []; (ctx.properties ??= new Map()).set(BANDWIDTH_PROPERTY, list); }
-        list.push(slot, q.windowMs);
+        list.push(slot, q.windowMs, q.unit);
       }
     } else {
       ok = table.acquire(slot, winNo, table.allowance(slot, winNo, q.limit, q.kind), 1);
@@ -404,7 +404,7 @@ export class ThrottlePhase implements GatewayPhase {
       apiHash: hashOf(apiKey),
       hardKey: `h${SEP}${def.id}`,
       hard: def.backendMaxTps !== undefined && def.backendMaxTps > 0
-        ? { limit: def.backendMaxTps, windowMs: 1000, kind: 0, span: 1000n, limitWord: BigInt(def.backendMaxTps) }
+        ? { limit: def.backendMaxTps, unit: 1, windowMs: 1000, kind: 0, span: 1000n, limitWord: BigInt(def.backendMaxTps) }
         : null,
       blocked,
       resources: new Map(),
@@ -468,7 +468,7 @@ export class ThrottlePhase implements GatewayPhase {
     const list = ctx.properties?.get(BANDWIDTH_PROPERTY) as number[] | undefined;
     if (list === undefined || ctx.respBytes <= 0 || this.table === null) return;
     const now = Date.now();
-    for (let i = 0; i < list.length; i += 2) this.table.add(list[i]!, Math.floor(now / list[i + 1]!), ctx.respBytes);
+    for (let i = 0; i < list.length; i += 3) this.table.add(list[i]!, Math.floor(now / list[i + 1]!), Math.ceil(ctx.respBytes / list[i + 2]!));
   };
 }
 
