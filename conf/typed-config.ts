@@ -10,6 +10,7 @@ import { passthruView, passthruListeners, senderProxies } from './views/passthru
 import { mediationView } from './views/mediation.js';
 import { oauthView, tokenPersistenceView, keyManagerAccessView, servletView, revocationView } from './views/keymanager.js';
 import { apimDbView } from './views/store.js';
+import { corsView, backendJwtView, mutualSslView, transportHeadersView, tokenValidationView } from './views/security.js';
 import { throttlingView } from './views/throttling.js';
 import { redisView } from './views/redis.js';
 
@@ -19,6 +20,7 @@ export * from './views/passthru.js';
 export * from './views/mediation.js';
 export * from './views/keymanager.js';
 export * from './views/store.js';
+export * from './views/security.js';
 export * from './views/throttling.js';
 export * from './views/redis.js';
 
@@ -26,6 +28,7 @@ export * from './views/redis.js';
 const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [
   roles, ports, logView, listenerTls, senderTls, passthruView, passthruListeners, senderProxies, mediationView,
   oauthView, tokenPersistenceView, keyManagerAccessView, servletView, revocationView, apimDbView,
+  corsView, backendJwtView, mutualSslView, transportHeadersView, tokenValidationView,
   throttlingView, redisView,
 ];
 

@@ -23,3 +23,4 @@ export {
   type BuiltBody, type CodecSettings, type CodecModuleRef, type FormatSource,
 } from './codecs.js';
 export type { SequenceAst, MediatorAst, ExprAst } from './ast.js';
+export { touchesBody } from './body-usage.js';

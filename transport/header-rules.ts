@@ -44,6 +44,8 @@ const RESPONSE_DROP = new Set([
   'proxy-authenticate', 'content-length', 'date',
 ]);
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
 export const SLUICE_USER_AGENT = 'Synapse-PT-HttpComponents-NIO';
 export const SLUICE_SERVER = 'Sluice-PassThrough-HTTP';
 
@@ -140,7 +142,8 @@ export function writeResponseHead(res: HttpResponse, status: number, statusText:
   }
   for (let i = 0; i < extra.length; i += 2) block += `\r\n${extra[i]}: ${extra[i + 1]}`;
   if (!rules.settings.serverPreserve) block += `\r\nserver: ${SLUICE_SERVER}`;
-  res.writeStatus(Buffer.from(block, 'latin1'));
+  // uWS writes strings as UTF-8: bytes above 0x7f (latin1 from llhttp) must go as a Buffer to stay as sent.
+  res.writeStatus(NON_ASCII.test(block) ? Buffer.from(block, 'latin1') : block);
 }
 
 function lowerNames(headers: readonly string[]): string[] {

@@ -16,6 +16,16 @@ export const SLUICE_KEYS = [
     notes: 'start even when the uWebSockets.js native binary cannot load (pure-JS fallback, far slower)' }),
   key('passthru_http', 'backend_connect_timeout', 'duration', { default: 30000, sluice: true,
     notes: 'time allowed to open a backend connection (101508 when exceeded)' }),
+  // [apim.cache.gateway_token]
+  key('apim.cache.gateway_token', 'max_entries', 'integer', { default: 100000, min: 1, sluice: true,
+    notes: 'bound of the gateway token cache, per io thread; the oldest entries go first' }),
+  // [apim.key_manager]
+  key('apim.key_manager', 'jwks_url', 'string', { sluice: true,
+    notes: 'where the gateway fetches the signing keys; default: the service_url origin + /oauth2/jwks (in-process in the default role)' }),
+  key('apim.key_manager', 'introspection_url', 'string', { sluice: true,
+    notes: 'key validation of opaque tokens; default: the service_url origin + /oauth2/introspect' }),
+  key('apim.key_manager', 'jwks_refresh_interval', 'duration', { default: 300000, sluice: true,
+    notes: 'how often a gateway that fetches the JWKS over the network fetches it again (an unknown kid also triggers a fetch)' }),
   // [apim.redis_config]
   key('apim.redis_config', 'enable', 'boolean', { default: false, sluice: true,
     notes: 'share throttle counters, decisions and revocations between gateway nodes through Redis' }),

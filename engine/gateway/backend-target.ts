@@ -59,13 +59,14 @@ export class SenderPools {
     this.readBuffer = Buffer.allocUnsafe(Math.max(4096, settings.ioBufferSize));
   }
 
-  target(url: string): BackendTarget {
+  /** `extraCa`: certificates trusted for this target besides the sender trust store (the local key manager). */
+  target(url: string, extraCa?: readonly string[]): BackendTarget {
     const u = new URL(url);
     const secure = u.protocol === 'https:' || u.protocol === 'wss:';
     const port = Number(u.port || (secure ? 443 : 80));
     const host = u.hostname.replace(/^\[|\]$/g, '');
     const proxy = (secure ? this.httpsProxies : this.httpProxies).select(host);
-    const key = `${secure ? 'https' : 'http'}://${host}:${port}${proxy ? ` via ${proxy.host}:${proxy.port}` : ''}`;
+    const key = `${secure ? 'https' : 'http'}://${host}:${port}${proxy ? ` via ${proxy.host}:${proxy.port}` : ''}${extraCa ? ' +ca' : ''}`;
     let pool = this.pools.get(key);
     if (!pool) {
       const s = this.settings;
@@ -73,7 +74,7 @@ export class SenderPools {
         host, port,
         tls: secure ? {
           servername: /^[\d.]+$|:/.test(host) ? undefined : host,
-          ...(s.ca ? { ca: [...s.ca] } : {}),
+          ...(s.ca || extraCa ? { ca: [...(s.ca ?? (extraCa ? tls.rootCertificates : [])), ...(extraCa ?? [])] } : {}),
           rejectUnauthorized: true,
           checkServerIdentity: identityCheck(s.hostnameVerifier),
           ...(s.clientKeyPem && s.clientCertPem ? { key: s.clientKeyPem, cert: s.clientCertPem } : {}),

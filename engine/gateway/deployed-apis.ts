@@ -6,11 +6,48 @@ import type { BackendTarget, SenderPools } from './backend-target.js';
  * The APIs deployed on one io thread: the router and each API's backend targets, rebuilt on every
  * deployment and swapped as one reference (calls in flight keep the objects they already hold).
  */
+/**
+ * The key manager's token API as the gateway fronts it ({gateway_https_url}/token, /revoke): a built-in API
+ * whose faults go through _token_fault_.
+ */
+const TOKEN_API_DEF: ApiDefinition = {
+  id: '_TokenAPI_:1.0.0',
+  name: '_TokenAPI_',
+  context: '/token',
+  version: '1.0.0',
+  type: 'HTTP',
+  lifecycleState: 'PUBLISHED',
+  throttlingPolicy: 'Unlimited',
+  endpoints: {},
+  resources: [{ verb: 'POST', uriTemplate: '/*', authType: 'None', throttlingPolicy: 'Unlimited', scopes: [] }],
+  faultSequence: '_token_fault_',
+  source: 'builtin',
+};
+
+export interface TokenApiRoute {
+  readonly api: ApiRuntime;
+  readonly target: BackendTarget;
+  /** The key manager path for the gateway path (`/token` -> `/oauth2/token`). */
+  readonly path: string;
+}
+
 export class DeployedApis {
   router = new ApiRouter([]);
   private targets = new Map<ApiRuntime, { production: BackendTarget | null; sandbox: BackendTarget | null }>();
+  private readonly tokenApi: ApiRuntime = new ApiRouter([TOKEN_API_DEF]).apis[0]!;
+  private readonly tokenTarget: BackendTarget | null;
 
-  constructor(private readonly pools: SenderPools) {}
+  /** `keyManagerOrigin`: where /token and /revoke are forwarded (null: not fronted). */
+  constructor(private readonly pools: SenderPools, keyManagerOrigin: string | null = null, keyManagerCa?: readonly string[]) {
+    this.tokenTarget = keyManagerOrigin ? pools.target(keyManagerOrigin, keyManagerCa) : null;
+  }
+
+  /** `/token` and `/revoke` on the gateway: the key manager's token and revocation endpoints. */
+  tokenRoute(path: string): TokenApiRoute | null {
+    if (this.tokenTarget === null) return null;
+    if (path === '/token' || path === '/revoke') return { api: this.tokenApi, target: this.tokenTarget, path: `/oauth2${path}` };
+    return null;
+  }
 
   deploy(defs: readonly ApiDefinition[]): void {
     const router = new ApiRouter(defs);

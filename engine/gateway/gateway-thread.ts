@@ -14,6 +14,8 @@ import { MessageContext, MessagePhase, Slot, type GatewayRuntime } from './messa
 import type { GatewayPhase } from './phase.js';
 import { buildPhases } from './phase-list.js';
 import { SharedStateReceiver } from './shared-state.js';
+import { GatewaySecurity } from '../security/gateway-security.js';
+import { ApiMediation } from './api-mediation.js';
 import { Admission, WorkerPool } from './worker-pool.js';
 import { publishCall, hasCallSubscribers } from './call-events.js';
 
@@ -38,6 +40,8 @@ export interface GatewayThreadInit {
   readonly globalTimeoutMs: number;
   readonly apis: readonly ApiDefinition[];
   readonly sequences: SequenceSet;
+  /** Where the gateway forwards /token and /revoke (the key manager), with the certificates to trust. */
+  readonly tokenApi: { readonly origin: string; readonly ca: readonly string[] } | null;
   /** Initial values of the shared state keys (see shared-state.ts). */
   readonly state: Readonly<Record<string, unknown>>;
 }
@@ -65,6 +69,8 @@ const collectHeader = (name: string, value: string): void => {
 export class GatewayThread implements GatewayRuntime {
   readonly phases: GatewayPhase[];
   readonly state: SharedStateReceiver;
+  readonly security: GatewaySecurity;
+  readonly mediation: ApiMediation;
   readonly faults: SequenceFaultRenderer;
   readonly headerRules: HeaderRules;
   readonly workerPool: WorkerPool;
@@ -82,16 +88,26 @@ export class GatewayThread implements GatewayRuntime {
   private acceptingPaused = false;
   requests = 0;
 
-  constructor(readonly uws: Uws, readonly init: GatewayThreadInit, readonly log: Logger, private readonly codecs: Codecs) {
+  constructor(
+    readonly uws: Uws,
+    readonly init: GatewayThreadInit,
+    readonly log: Logger,
+    private readonly codecs: Codecs,
+    /** Sends a message to a main-thread extension (by name). */
+    readonly notifyMain: (extension: string, payload: unknown) => void = () => {},
+  ) {
     const p = init.passthru;
     this.ioBufferSize = p.ioBufferSize;
     this.headerRules = new HeaderRules(init.headers);
     this.pools = new SenderPools(init.sender, new ProxyRules(init.proxies.http), new ProxyRules(init.proxies.https));
-    this.deployed = new DeployedApis(this.pools);
+    this.deployed = new DeployedApis(this.pools, init.tokenApi?.origin ?? null, init.tokenApi?.ca);
     this.deployed.deploy(init.apis);
     this.faults = new SequenceFaultRenderer(SequenceRegistry.compile(init.sequences, { logger: log, codecs }));
+    this.mediation = new ApiMediation(() => this.faults.registry, codecs, log);
+    this.mediation.deploy(init.sequences);
     this.workerPool = new WorkerPool({ core: p.workerPoolCore, max: p.workerPoolMax, queueLength: p.workerPoolQueueLength }, log);
     this.state = new SharedStateReceiver(init.state);
+    this.security = new GatewaySecurity(this.state, log, (payload) => this.notifyMain('security', payload));
     this.phases = buildPhases(this);
     this.maxOpen = p.maxOpenConnections < 0 ? -1 : Math.max(1, Math.floor(p.maxOpenConnections / init.threads));
     this.sweeper = setInterval(() => this.sweep(), 1000);
@@ -208,6 +224,7 @@ export class GatewayThread implements GatewayRuntime {
   /** New sequences: a new registry, swapped whole (calls in flight keep the one they hold). */
   deploySequences(set: SequenceSet): void {
     this.faults.registry = SequenceRegistry.compile(set, { logger: this.log, codecs: this.codecs });
+    this.mediation.deploy(set);
   }
 
   /** Once a second: calls past the global timeout get their 504. */
@@ -229,6 +246,7 @@ export class GatewayThread implements GatewayRuntime {
         clearTimeout(timer);
         clearInterval(this.sweeper);
         this.workerPool.stop();
+        this.security.stop();
         this.pools.destroyAll();
         resolve();
       };

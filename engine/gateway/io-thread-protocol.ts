@@ -22,4 +22,5 @@ export type FromIoThread =
   | { readonly type: 'ready'; readonly ports: { readonly http?: number; readonly https?: number }; readonly native: boolean }
   | { readonly type: 'fatal'; readonly message: string }
   | { readonly type: 'ack'; readonly ack: number }
+  | { readonly type: 'extension'; readonly name: string; readonly payload: unknown }
   | { readonly type: 'stopped' };

@@ -23,7 +23,7 @@ try {
 try {
   const { uws, native } = loadUws(data.gateway.passthru.allowSlowFallback);
   if (!native) log.warn('running on the uWebSockets.js pure-JS fallback (allow_slow_fallback = true): expect a fraction of the throughput');
-  thread = new GatewayThread(uws, data.gateway, log, codecs);
+  thread = new GatewayThread(uws, data.gateway, log, codecs, (name, payload) => post({ type: 'extension', name, payload }));
   thread.listen().then(
     (ports) => post({ type: 'ready', ports, native }),
     (err: Error) => post({ type: 'fatal', message: err.message }),

@@ -9,7 +9,10 @@ import type { BackendTarget } from './backend-target.js';
 import { statusLine, type FaultFacts, type FaultInfo, type FaultRenderer } from './fault.js';
 import { PhaseResult, type GatewayPhase } from './phase.js';
 import { buildBackendHead, writeResponseHead, type HeaderRules } from '../../transport/header-rules.js';
+import { handlerError, type HandlerError } from '../../mediation/api-handler-errors.js';
 import type { WorkerPool } from './worker-pool.js';
+import type { ApiMediation } from './api-mediation.js';
+import type { CallFacts } from '../../mediation/index.js';
 
 /** What a message needs from its io thread. */
 export interface GatewayRuntime {
@@ -18,6 +21,7 @@ export interface GatewayRuntime {
   readonly faults: FaultRenderer;
   readonly headerRules: HeaderRules;
   readonly workerPool: WorkerPool;
+  readonly mediation: ApiMediation;
   readonly ioBufferSize: number;
   /** A message ended (answered, failed or abandoned): release its slot, publish the call event. */
   onMessageDone(ctx: MessageContext): void;
@@ -25,17 +29,31 @@ export interface GatewayRuntime {
   onMessageStart(ctx: MessageContext): void;
 }
 
-export interface AuthContext {
+/** Who a token speaks for: validated once, cached, shared by the calls that present it. */
+export interface TokenFacts {
   readonly application: string;
   readonly subscriber: string;
   readonly consumerKey: string;
   readonly keyType: 'PRODUCTION' | 'SANDBOX';
+  /** The end user (the application owner for application tokens). */
   readonly user: string;
+  readonly userType: 'APPLICATION' | 'APPLICATION_USER';
   readonly scopes: readonly string[];
+  /** JWT `jti`, or the base64url SHA-256 of an opaque token: the revocation key. */
   readonly tokenId: string;
-  readonly tier: string;
+  readonly tokenType: 'JWT' | 'OPAQUE';
+  /** The application's throttling policy. */
   readonly applicationTier: string;
+  /** The token's claims (JWT), for claim-based throttling and the backend JWT. */
   readonly claims: Readonly<Record<string, unknown>> | null;
+  /** When the token expires, ms since epoch. */
+  readonly expiresAt: number;
+}
+
+/** Who is calling (the token's facts) and the subscription this call uses. */
+export interface AuthContext extends TokenFacts {
+  /** The subscription's throttling policy for this API. */
+  readonly tier: string;
 }
 
 /** Where the message is in its life, for logs and the access log. */
@@ -97,6 +115,9 @@ export class MessageContext implements SenderHandler {
   resource: ResourceRuntime | null = null;
   resourcePath = '/';
   readonly pathParams: string[] = [];
+  /** Set by authenticate: the validated token. */
+  token: TokenFacts | null = null;
+  /** Set by authorize: the token's facts with this call's subscription. */
   auth: AuthContext | null = null;
   target: BackendTarget | null = null;
   /** Request headers the phases add for the backend (X-JWT-Assertion...), flat. */
@@ -138,6 +159,8 @@ export class MessageContext implements SenderHandler {
   respBytes = 0;
   /** Inside a uWS cork: writes go straight to the batch. */
   inCork = false;
+  /** The API's out sequence reads the body: the response is held whole and written at its end. */
+  private heldResponse: Buffer[] | null = null;
   /** The fault that ended the call, for logs and the access log. */
   errorCode = 0;
   errorMessage = '';
@@ -344,6 +367,8 @@ export class MessageContext implements SenderHandler {
     if (status >= 500 && this.gw.headerRules.warnOnHttp500(this.target?.host ?? '')) {
       this.gw.log.warn({ status, api: this.api?.def.id, path: this.path }, 'backend answered with a server error');
     }
+    const out = this.api?.def.outSequence;
+    if (out !== undefined && this.outSequence(out)) return;
     if (this.inCork) { this.writeHeadCorked(); return; }
     corkTarget = this;
     this.res.cork(corkHead);
@@ -357,6 +382,7 @@ export class MessageContext implements SenderHandler {
 
   onData(chunk: Buffer): boolean {
     if (this.finished || this.aborted) return true;
+    if (this.heldResponse !== null) { this.heldResponse.push(chunk); return true; }
     this.respBytes += chunk.length;
     if (this.inCork) return this.writeDataCorked(chunk);
     corkTarget = this;
@@ -370,23 +396,30 @@ export class MessageContext implements SenderHandler {
   writeDataCorked(chunk: Buffer): boolean {
     const res = this.res;
     if (this.respTotal >= 0) {
-      const offset = res.getWriteOffset();
       const [ok, done] = res.tryEnd(chunk, this.respTotal);
       if (done) { this.backendDone = true; this.finish(); return true; }
       if (!ok) {
+        // Every earlier chunk was taken whole (or we would have stopped): this one starts where they end.
         this.stash = chunk;
-        this.stashOffset = offset;
-        res.onWritable(this.onClientWritable);
+        this.stashOffset = this.respBytes - chunk.length;
+        res.onWritable(this.writableHandler());
         return false;
       }
       return true;
     }
     if (res.write(chunk)) return true;
-    res.onWritable(this.onClientWritable);
+    res.onWritable(this.writableHandler());
     return false;
   }
 
-  private readonly onClientWritable = (offset: number): boolean => {
+  /** Made on the first back-pressure only: most calls never need it. */
+  private onClientWritable: ((offset: number) => boolean) | null = null;
+
+  private writableHandler(): (offset: number) => boolean {
+    return this.onClientWritable ??= (offset) => this.clientWritable(offset);
+  }
+
+  private clientWritable(offset: number): boolean {
     if (this.finished || this.aborted) return true;
     const stash = this.stash;
     if (stash !== null) {
@@ -401,16 +434,72 @@ export class MessageContext implements SenderHandler {
     }
     this.exchange?.resume();
     return true;
-  };
+  }
+
 
   onComplete(): void {
     if (this.finished) return;
     this.backendDone = true;
     if (this.aborted) { this.finish(); return; }
+    if (this.heldResponse !== null) { this.completeHeldResponse(); return; }
     if (this.stash !== null) return; // the client's writable event finishes the response
     if (this.inCork) { this.endCorked(); return; }
     corkTarget = this;
     this.res.cork(corkEnd);
+  }
+
+  /**
+   * The API's out sequence on the response head. Content-aware: hold the body and run at the end
+   * (returns true: nothing written yet). Otherwise: run now on status and headers, then stream.
+   */
+  private outSequence(name: string): boolean {
+    const med = this.gw.mediation;
+    const seq = med.get(name);
+    if (seq === undefined) {
+      this.gw.log.warn({ api: this.api?.def.id, sequence: name }, 'the out sequence of this API is not deployed; response passed as it is');
+      return false;
+    }
+    if (med.touchesBody(name) && !this.respNoBody) { this.heldResponse = []; return true; }
+    const r = med.run(seq, 'response', this.callFacts(), this.respHeaders!, null, this.respStatus);
+    if (r.kind === 'continue') {
+      this.respStatus = r.status;
+      this.respHeaders = r.headers.flat();
+      return false;
+    }
+    this.exchange?.abort();
+    this.exchange = null;
+    if (r.kind === 'respond') this.respond(r.status, r.headers, r.body);
+    else if (r.kind === 'drop') this.respond(202, [], null);
+    else this.fault({ code: 101510, status: 500, message: 'Response processing failed', description: `The out sequence ${name} failed`, sequence: this.api?.def.faultSequence ?? 'fault' });
+    return true;
+  }
+
+  private completeHeldResponse(): void {
+    const name = this.api!.def.outSequence!;
+    const body = Buffer.concat(this.heldResponse!);
+    this.heldResponse = null;
+    const r = this.gw.mediation.run(this.gw.mediation.get(name)!, 'response', this.callFacts(), this.respHeaders!, body, this.respStatus);
+    if (r.kind === 'error') {
+      this.fault({ code: 101510, status: 500, message: 'Response processing failed', description: `The out sequence ${name} failed`, sequence: this.api?.def.faultSequence ?? 'fault' });
+      return;
+    }
+    if (r.kind === 'drop') { this.respond(202, [], null); return; }
+    const headers = r.kind === 'respond' ? r.headers : r.headers.filter(([k]) => !this.gw.headerRules.dropsResponseHeader(k.toLowerCase()));
+    this.respond(r.status, headers, r.body);
+  }
+
+  /** Facts about the call for mediation (get-property('api.ut.api') and friends). */
+  callFacts(): CallFacts {
+    const api = this.api?.def;
+    const a = this.auth;
+    return {
+      method: this.method,
+      path: this.query ? `${this.path}?${this.query}` : this.path,
+      clientIp: this.clientIp,
+      ...(api ? { apiName: api.name, apiVersion: api.version, apiContext: api.context } : {}),
+      ...(this.resource ? { resource: this.resource.def.uriTemplate } : {}),
+      ...(a ? { applicationName: a.application, applicationOwner: a.subscriber, consumerKey: a.consumerKey, userId: a.user, keyType: a.keyType, subscriptionTier: a.tier } : {}),
+    };
   }
 
   /** Inside cork: end of the response to the client. */
@@ -460,6 +549,22 @@ export class MessageContext implements SenderHandler {
   }
 
   // ---- faults and local answers ------------------------------------------------------------------------
+
+  /**
+   * Raises one of seed 000's API handler errors with its message, status and fault sequence; `extra` may
+   * sharpen the description or add headers (WWW-Authenticate, Retry-After).
+   */
+  raise(code: number, extra?: { readonly description?: string; readonly headers?: readonly (readonly [string, string])[]; readonly sequence?: string; readonly status?: number }): void {
+    const e: HandlerError | undefined = handlerError(code);
+    this.fault({
+      code,
+      status: extra?.status ?? e?.status ?? 500,
+      message: e?.message ?? 'Error',
+      description: extra?.description ?? e?.description ?? '',
+      sequence: extra?.sequence ?? e?.sequence ?? 'fault',
+      ...(extra?.headers ? { headers: extra.headers } : {}),
+    });
+  }
 
   /** Answers the call with a fault rendered by its sequence. */
   fault(info: FaultInfo): void {

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../../conf/config.js';
-import { hostname, listenerTls, logView, mediationView, passthruListeners, passthruView, senderProxies, senderTls } from '../../conf/typed-config.js';
+import { hostname, listenerTls, logView, mediationView, passthruListeners, passthruView, senderProxies, senderTls, tokenValidationView } from '../../conf/typed-config.js';
 import { loadKeyMaterial, loadTrustedCertificates } from '../../transport/tls/key-store.js';
 import { prepareServerTls, removeGeneratedFiles, type ServerTlsMaterial } from '../../transport/tls/server-tls.js';
 import { DeclarativeDirectory } from '../registry/declarative-directory.js';
@@ -31,6 +31,9 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
   const keyStore = senderTlsView.keyStore ? loadKeyMaterial(senderTlsView.keyStore) : undefined;
   const threads = new IoThreads(log);
 
+  // Before anything starts: a port in use stops the start with nothing left running.
+  for (const l of [listeners.http, listeners.https]) if (l.enabled) await assertPortFree(l.bindAddress, l.port);
+
   const apis = new DeclarativeDirectory<ApiDefinition>({
     dir: config.home.apisDir, kind: 'API', extension: '.toml', parse: readApiFile, identity: (a) => a.id, log,
     onChange: (list) => { if (threads.size) void threads.deployApis(list); },
@@ -39,14 +42,24 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
 
   const mediation = mediationView(config);
   // Load custom builders/formatters here first, so a bad module stops the start with a clear message.
-  await loadCodecs(mediation.codecs);
+  try {
+    await loadCodecs(mediation.codecs);
+  } catch (err) {
+    apis.stop();
+    throw err;
+  }
   const sequences = new SequenceRepository({ dir: mediation.sequencesDir, logger: log });
   sequences.rescan();
   const sequenceWatch = sequences.watch((set) => { if (threads.size) void threads.deploySequences(set); });
 
-  for (const l of [listeners.http, listeners.https]) if (l.enabled) await assertPortFree(l.bindAddress, l.port);
   const state: Record<string, unknown> = {};
-  for (const ext of extensions) Object.assign(state, await ext.initialState());
+  try {
+    for (const ext of extensions) Object.assign(state, await ext.initialState());
+  } catch (err) {
+    apis.stop();
+    sequenceWatch.close();
+    throw err;
+  }
   const init = (index: number, count: number): GatewayThreadInit => ({
     index, threads: count, passthru, listeners,
     tls: tls && listeners.https.enabled ? {
@@ -76,10 +89,15 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
     globalTimeoutMs: mediation.globalTimeoutMs,
     apis: initial,
     sequences: sequences.snapshot(),
+    tokenApi: tokenApiFront(config, tls),
     state,
   });
   const count = passthru.ioThreads;
   if (count > os.availableParallelism()) log.warn({ ioThreads: count, cores: os.availableParallelism() }, 'more io threads than cores');
+  const protocols = listenerTls(config).protocols;
+  if (listeners.https.enabled && !(protocols.includes('TLSv1.2') && protocols.includes('TLSv1.3'))) {
+    log.warn({ protocols }, 'transport.passthru_https listener.protocols: the uWebSockets.js listener always offers TLS 1.2 and 1.3 and never TLS 1.0/1.1; the list is not applied there');
+  }
   if (tls?.clientAuth === 'optional') log.warn('SSLVerifyClient = "optional" is not supported by the uWebSockets.js listener: client certificates are not requested (use "require")');
   const datas: IoThreadData[] = [];
   for (let i = 0; i < count; i++) datas.push({ gateway: init(i, count), log: { ...logView(config) }, codecs: mediation.codecs });
@@ -104,6 +122,12 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
       if (tls) removeGeneratedFiles(tls);
     },
   };
+}
+
+/** The key manager origin the gateway's /token and /revoke forward to; the local certificate is trusted. */
+function tokenApiFront(config: Config, tls: ServerTlsMaterial | null): GatewayThreadInit['tokenApi'] {
+  const url = new URL(tokenValidationView(config).introspectionUrl);
+  return { origin: url.origin, ca: tls ? [tls.certChainPem] : [] };
 }
 
 /** TLS material of the HTTPS listeners (gateway 8243, servlet 9443), generated on first start. */

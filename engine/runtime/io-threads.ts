@@ -45,6 +45,12 @@ export class IoThreads {
   private ackSeq = 0;
   private readonly acks = new Map<number, { left: number; resolve: () => void }>();
   private stopped = false;
+  private readonly extensionHandlers = new Map<string, (payload: unknown, thread: number) => void>();
+
+  /** Messages an io thread sends to a main-thread extension (by name). */
+  onExtensionMessage(name: string, handler: (payload: unknown, thread: number) => void): void {
+    this.extensionHandlers.set(name, handler);
+  }
 
   constructor(private readonly log: Logger) {}
 
@@ -60,6 +66,7 @@ export class IoThreads {
           if (m.type === 'ready') resolve(m.ports);
           else if (m.type === 'fatal') reject(new Error(m.message));
           else if (m.type === 'ack') this.onAck(m.ack);
+          else if (m.type === 'extension') this.extensionHandlers.get(m.name)?.(m.payload, handle.index);
         };
         worker.on('message', onMessage);
         worker.once('error', (err) => reject(err));

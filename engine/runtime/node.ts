@@ -3,9 +3,15 @@ import type { Config } from '../../conf/config.js';
 import { formatIssue } from '../../conf/errors.js';
 import { roles, ports, logView, passthruListeners } from '../../conf/typed-config.js';
 import { createLogger } from '../log/logger.js';
+import { startPizzaBackend } from '../sample/pizza-backend.js';
 import { LocalEventBus } from '../events/event-bus.js';
 import { startGateway, listenerTlsMaterial, type RunningGateway } from './gateway-role.js';
 import { startKeyManager, type RunningKeyManager } from '../keymanager/start.js';
+import { SecurityExtension, remoteJwks, type SecuritySources } from '../security/security-extension.js';
+import { tokenValidationView, senderTls } from '../../conf/typed-config.js';
+import { loadTrustedCertificates } from '../../transport/tls/key-store.js';
+import { openStore } from '../store/index.js';
+import { apimDbView } from '../../conf/typed-config.js';
 import { ThrottlingExtension } from '../throttling/extension.js';
 import { startTrafficManager } from '../throttling/traffic-manager.js';
 
@@ -37,6 +43,11 @@ export async function startNode(config: Config, opts: NodeOptions = {}): Promise
   let gateway: RunningGateway | null = null;
   let km: RunningKeyManager | null = null;
   try {
+    if (opts.sampleBackend) {
+      const sample = await startPizzaBackend();
+      log.info({ url: `http://127.0.0.1:${sample.port}/pizzashack/v1/menu` }, 'sample pizza backend listening');
+      stops.push(() => sample.close());
+    }
     const needsTls = (r.gateway && passthruListeners(config).https.enabled) || r.keyManager || r.controlPlane;
     const tls = needsTls ? listenerTlsMaterial(config, log) : null;
     if (r.keyManager) {
@@ -44,8 +55,10 @@ export async function startNode(config: Config, opts: NodeOptions = {}): Promise
       stops.push(() => km!.stop());
     }
     if (r.gateway) {
+      const sources = km ? localSecuritySources(km) : await remoteSecuritySources(config, log, stops);
+      const security = new SecurityExtension(config, log, bus, sources, tls);
       // Throttling: policies, shared counters, Redis sync; in the default role also the traffic manager.
-      gateway = await startGateway(config, log, tls, [new ThrottlingExtension(config, log, bus)]);
+      gateway = await startGateway(config, log, tls, [security, new ThrottlingExtension(config, log, bus)]);
       stops.push(() => gateway!.stop());
     } else if (r.trafficManager) {
       const tm = await startTrafficManager(config, log, bus);
@@ -80,4 +93,31 @@ export async function startNode(config: Config, opts: NodeOptions = {}): Promise
   }
   return { closed, gateway, keyManager: km, stop };
 
+}
+
+/** The key manager runs in this process: its store and keys directly. */
+function localSecuritySources(km: RunningKeyManager): SecuritySources {
+  return {
+    loadApplications: () => km.store.applications.list(),
+    loadJwks: async () => km.keys.jwks(),
+    loadRevoked: () => km.tokens.revokedTokens(),
+    jwksRefreshMs: 0,
+  };
+}
+
+/**
+ * A gateway without a key manager in its process: signing keys from the key manager's JWKS URL, and
+ * applications and revocations from the shared apim_db (PostgreSQL in a multi-node set-up).
+ */
+async function remoteSecuritySources(config: Config, log: Logger, stops: (() => Promise<void>)[]): Promise<SecuritySources> {
+  const v = tokenValidationView(config);
+  const trust = senderTls(config).trustStore;
+  const store = await openStore(apimDbView(config), log);
+  stops.push(async () => { await store.close(); });
+  return {
+    loadApplications: () => store.applications.list(),
+    loadJwks: remoteJwks(v.jwksUrl!, trust ? loadTrustedCertificates(trust) : undefined),
+    loadRevoked: () => store.tokens.listInvalidUnexpired(Date.now()),
+    jwksRefreshMs: v.jwksRefreshMs,
+  };
 }

@@ -7,7 +7,8 @@ import { callChannel } from '../gateway/call-events.js';
 import type { ApiDefinition, ResourceDefinition } from '../registry/types.js';
 import { CompiledPolicies, plainUser, type CCondition, type CPolicy, type CQuota } from './compiled.js';
 import { CounterTable, KIND_BANDWIDTH, KIND_COUNT_ONLY, KIND_REQUESTS, MODE_CLUSTER, NOTE_OVER_QUOTA, NOTE_THROTTLED } from './counter-table.js';
-import { THROTTLE_OUT, THROTTLE_SEQUENCE, type ThrottleLevel } from './errors.js';
+import { handlerError } from '../../mediation/api-handler-errors.js';
+import { LEVEL_CODE, type ThrottleLevel } from './errors.js';
 import { hashInto, hashOf, type KeyHash } from './hash.js';
 import { parseIp, throttleAddress, type Ip } from './ip.js';
 import { STATE_COUNTERS, STATE_POLICIES, type CountersState, type DecisionFacts, type IoThrottleMessage } from './messages.js';
@@ -270,18 +271,16 @@ export class ThrottlePhase implements GatewayPhase {
   }
 
   private throttleOut(ctx: MessageContext, level: ThrottleLevel | 'blocked', q: CQuota | null, resetMs: number): void {
-    const out = THROTTLE_OUT[level];
-    const headers: [string, string][] = [];
-    let description = out.description;
-    if (q !== null) {
-      const retry = String(Math.max(1, Math.ceil(resetMs / 1000)));
-      headers.push(['Retry-After', retry]);
-      if (this.policies!.settings.rateLimitHeaders) {
-        ctx.extraResponseHeaders.push('X-RateLimit-Limit', String(q.limit), 'X-RateLimit-Remaining', '0', 'X-RateLimit-Reset', retry);
-      }
-      description += `. You can access the API again after ${new Date(this.now + resetMs).toISOString()}`;
+    const code = LEVEL_CODE[level];
+    if (q === null) { ctx.raise(code); return; }
+    const retry = String(Math.max(1, Math.ceil(resetMs / 1000)));
+    if (this.policies!.settings.rateLimitHeaders) {
+      ctx.extraResponseHeaders.push('X-RateLimit-Limit', String(q.limit), 'X-RateLimit-Remaining', '0', 'X-RateLimit-Reset', retry);
     }
-    ctx.fault({ code: out.code, status: out.status, message: out.message, description, sequence: THROTTLE_SEQUENCE, headers });
+    ctx.raise(code, {
+      description: `${handlerError(code)!.description}. You can access the API again after ${new Date(this.now + resetMs).toISOString()}`,
+      headers: [['Retry-After', retry]],
+    });
   }
 
   // ---- block conditions ----------------------------------------------------------------------------
@@ -439,7 +438,7 @@ export class ThrottlePhase implements GatewayPhase {
   private decide(ctx: MessageContext, level: ThrottleLevel, policy: string, key: string, q: CQuota, winNo: number, throttled: boolean): void {
     const auth = ctx.auth;
     const d: DecisionFacts = {
-      key, level, policy, code: THROTTLE_OUT[level].code, throttled, limit: q.limit, until: (winNo + 1) * q.windowMs,
+      key, level, policy, code: LEVEL_CODE[level], throttled, limit: q.limit, until: (winNo + 1) * q.windowMs,
       api: ctx.api!.def.id,
       ...(auth !== null ? { application: auth.application, user: auth.user } : {}),
     };

@@ -7,19 +7,22 @@ import { parse, stringify } from 'smol-toml';
 
 const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** A port that was free a moment ago on 127.0.0.1. */
+/**
+ * A port that was free a moment ago on 127.0.0.1, chosen below the kernel's ephemeral range (32768+) so
+ * that the outgoing connections of tests running in parallel cannot take it in the meantime.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
+  for (;;) {
+    const port = 12000 + Math.floor(Math.random() * 20000);
+    const free = await new Promise<boolean>((resolve) => {
+      const s = net.createServer();
+      s.once('error', () => resolve(false));
+      s.listen({ port, host: '127.0.0.1', exclusive: true }, () => s.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
 }
 
-/** Splits `"a.b.c": v` into nested tables when the base already holds `a` as a table (dotted keys). */
 function merge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
   for (const [k0, v0] of Object.entries(b)) {
     let k = k0;

@@ -16,6 +16,14 @@ export class ResolveApiPhase implements GatewayPhase {
   onRequest(ctx: MessageContext): PhaseResult {
     const match = this.deployed.router.findApi(ctx.path);
     if (match === null) {
+      const token = this.deployed.tokenRoute(ctx.path);
+      if (token !== null && ctx.method === 'POST') {
+        ctx.api = token.api;
+        ctx.resource = token.api.root.rest.get('POST') ?? null;
+        ctx.resourcePath = token.path;
+        ctx.target = token.target;
+        return PhaseResult.CONTINUE;
+      }
       ctx.fault({ code: 404, status: 404, message: 'Not Found', description: `No API is deployed for the path ${ctx.path}`, sequence: 'main' });
       return PhaseResult.STOP;
     }

@@ -1,0 +1,154 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import net from 'node:net';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parse, stringify } from 'smol-toml';
+
+/** The project root (bench/lib/ compiles to dist/bench/lib/). */
+export const PROJECT = (() => {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!fs.existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
+  return dir;
+})();
+
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+export function cleanupAll(): void {
+  for (const c of children.splice(0)) { try { process.kill(-c.pid!, 'SIGKILL'); } catch { /* gone */ } }
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+}
+process.on('exit', cleanupAll);
+for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => { cleanupAll(); process.exit(130); });
+
+export function tmpDir(prefix: string): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+}
+
+export function spawnTracked(cmd: string, args: string[], o: { cwd?: string; log?: string; env?: NodeJS.ProcessEnv } = {}): ChildProcess {
+  const out = o.log ? fs.openSync(o.log, 'w') : 'ignore';
+  const c = spawn(cmd, args, { cwd: o.cwd ?? PROJECT, detached: true, stdio: ['ignore', out, out], env: { ...process.env, ...(o.env ?? {}) } });
+  children.push(c);
+  return c;
+}
+
+export function stopTracked(c: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  return new Promise((resolve) => {
+    if (c.exitCode !== null || c.signalCode !== null) { resolve(); return; }
+    const t = setTimeout(() => { try { process.kill(-c.pid!, 'SIGKILL'); } catch { /* gone */ } }, 10_000);
+    c.once('exit', () => { clearTimeout(t); resolve(); });
+    try { process.kill(-c.pid!, signal); } catch { clearTimeout(t); resolve(); }
+  });
+}
+
+export async function waitPort(port: number, ms = 60_000): Promise<void> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const ok = await new Promise<boolean>((r) => {
+      const s = net.connect(port, '127.0.0.1');
+      s.once('connect', () => { s.destroy(); r(true); });
+      s.once('error', () => { s.destroy(); r(false); });
+    });
+    if (ok) return;
+    if (Date.now() > end) throw new Error(`port ${port} did not open`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export function nginxAvailable(): boolean {
+  return ['/usr/sbin/nginx', '/usr/bin/nginx'].some((p) => fs.existsSync(p));
+}
+
+/**
+ * nginx twice, as in the acceptance checks: one instance as the fixed fast backend (small JSON, a 1 MiB
+ * file, POST answered without echo), one as the reverse proxy to compare against, each with its own
+ * workers so the proxy's workers only proxy.
+ */
+export async function startNginxBackend(port: number): Promise<void> {
+  const dir = tmpDir('sluice-bench-nginx-be-');
+  // nginx workers run as nobody: the files must be readable to them.
+  fs.chmodSync(dir, 0o755);
+  fs.writeFileSync(path.join(dir, '1mb.bin'), Buffer.alloc(1024 * 1024, 97), { mode: 0o644 });
+  fs.writeFileSync(path.join(dir, 'nginx.conf'), `worker_processes 1;
+daemon off; pid ${dir}/nginx.pid; error_log ${dir}/error.log;
+events { worker_connections 8192; }
+http { access_log off; client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; client_max_body_size 2g; keepalive_requests 1000000;
+server { listen 127.0.0.1:${port} reuseport; root ${dir};
+  location = /1mb { default_type application/octet-stream; try_files /1mb.bin =404; }
+  location / { default_type application/json; return 200 '{"hello":"world","n":42}'; }
+} }`);
+  spawnTracked('nginx', ['-c', path.join(dir, 'nginx.conf')]);
+  await waitPort(port);
+}
+
+export async function startNginxProxy(port: number, upstream: number, workers: number): Promise<void> {
+  const dir = tmpDir('sluice-bench-nginx-px-');
+  fs.writeFileSync(path.join(dir, 'nginx.conf'), `worker_processes ${workers};
+daemon off; pid ${dir}/nginx.pid; error_log ${dir}/error.log;
+events { worker_connections 8192; }
+http { access_log off; client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; client_max_body_size 2g; keepalive_requests 1000000;
+upstream up { server 127.0.0.1:${upstream}; keepalive 256; keepalive_requests 1000000; }
+server { listen 127.0.0.1:${port} reuseport; location / { proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_buffering off; proxy_request_buffering off; } } }`);
+  spawnTracked('nginx', ['-c', path.join(dir, 'nginx.conf')]);
+  await waitPort(port);
+}
+
+/** @fastify/http-proxy, the usual Node.js choice, in its own process. */
+export async function startFastifyProxy(port: number, upstream: number): Promise<ChildProcess> {
+  const c = spawnTracked(process.execPath, [path.join(PROJECT, 'dist/bench/fastify-proxy.js'), String(port), String(upstream)]);
+  await waitPort(port);
+  return c;
+}
+
+function merge(a: Record<string, unknown>, b: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(b)) {
+    const cur = a[k];
+    if (v && typeof v === 'object' && !Array.isArray(v) && cur && typeof cur === 'object' && !Array.isArray(cur)) merge(cur as Record<string, unknown>, v as Record<string, unknown>);
+    else a[k] = v;
+  }
+}
+
+export interface SluiceHandle {
+  readonly proc: ChildProcess;
+  readonly home: string;
+  readonly http: number;
+  readonly servletHttps: number;
+}
+
+/** Sluice from the CLI on a throwaway copy of the default home, with extra files. */
+export async function startSluice(o: { offset: number; ioThreads: number; files: Record<string, string>; conf?: Record<string, unknown> }): Promise<SluiceHandle> {
+  const home = tmpDir('sluice-bench-home-');
+  fs.cpSync(path.join(PROJECT, 'home'), home, { recursive: true, filter: (p) => !/repository\/(database|logs)(\/|$)|resources\/security\/(generated|sluice-tls|oauth-signing)/.test(p) });
+  const confPath = path.join(home, 'repository/conf/deployment.toml');
+  const conf = parse(fs.readFileSync(confPath, 'utf8')) as Record<string, unknown>;
+  merge(conf, { server: { offset: o.offset }, passthru_http: { io_threads_per_reactor: o.ioThreads }, sluice: { log: { console: false, level: 'warn' } }, http_access_log: { enabled: false } });
+  if (o.conf) merge(conf, o.conf);
+  fs.writeFileSync(confPath, stringify(conf));
+  for (const [rel, text] of Object.entries(o.files)) {
+    const p = path.join(home, rel);
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    fs.writeFileSync(p, text);
+  }
+  const http = 8280 + o.offset;
+  const proc = spawnTracked(process.execPath, [path.join(PROJECT, 'bin/sluice.js'), 'start', '--home', home], { log: path.join(home, 'stdout.log') });
+  await waitPort(http);
+  await waitPort(9443 + o.offset);
+  return { proc, home, http, servletHttps: 9443 + o.offset };
+}
+
+/** Resident set size of a process and its threads, bytes. */
+export function rssOf(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export function openFds(pid: number): number {
+  try { return fs.readdirSync(`/proc/${pid}/fd`).length; } catch { return 0; }
+}

@@ -1,0 +1,66 @@
+import type { GatewaySecurity } from '../../security/gateway-security.js';
+import type { DeployedApis } from '../deployed-apis.js';
+import type { MessageContext } from '../message-context.js';
+import { PhaseResult, type GatewayPhase } from '../phase.js';
+import { SITUATION_FAULTS } from '../../../mediation/api-handler-errors.js';
+
+/**
+ * Authorization of an authenticated call: the token type the resource allows (900905), the subscription
+ * of the token's application to the API (900908 none, 900907 blocked, 900909 not active), the resource's
+ * scopes (900910), and the key type: a PRODUCTION key routes to the production endpoint, a SANDBOX key to
+ * the sandbox one; a missing endpoint is 900901 through _production_key_error_ / _sandbox_key_error_.
+ */
+export class AuthorizePhase implements GatewayPhase {
+  readonly name = 'authorize';
+
+  constructor(private readonly security: GatewaySecurity, private readonly deployed: DeployedApis) {}
+
+  onRequest(ctx: MessageContext): PhaseResult {
+    const token = ctx.token;
+    const api = ctx.api;
+    const resource = ctx.resource;
+    if (token === null || api === null || resource === null) return PhaseResult.CONTINUE;
+    const authType = resource.def.authType;
+    if ((authType === 'Application' && token.userType !== 'APPLICATION')
+      || (authType === 'Application User' && token.userType !== 'APPLICATION_USER')) {
+      ctx.raise(900905);
+      return PhaseResult.STOP;
+    }
+    const app = this.security.access.apps.get(token.application);
+    const sub = app?.subscriptions[api.def.id];
+    if (sub === undefined) {
+      ctx.raise(900908);
+      return PhaseResult.STOP;
+    }
+    if (sub.state === 'BLOCKED' || (sub.state === 'PROD_ONLY_BLOCKED' && token.keyType === 'PRODUCTION')) {
+      ctx.raise(900907);
+      return PhaseResult.STOP;
+    }
+    if (sub.state === 'ON_HOLD' || sub.state === 'REJECTED') {
+      ctx.raise(900909);
+      return PhaseResult.STOP;
+    }
+    const scopes = resource.def.scopes;
+    if (scopes.length > 0 && !scopes.some((s) => token.scopes.includes(s))) {
+      ctx.raise(900910, { headers: [['WWW-Authenticate', this.security.wwwAuthenticate('insufficient_scope', `the resource needs one of the scopes: ${scopes.join(' ')}`)]] });
+      return PhaseResult.STOP;
+    }
+    if (token.keyType === 'SANDBOX') {
+      const sandbox = this.deployed.sandbox(api);
+      if (sandbox === null) {
+        const e = SITUATION_FAULTS.SANDBOX_KEY_ERROR;
+        ctx.fault({ code: e.code, status: e.status, message: e.message, description: e.description, sequence: e.sequence });
+        return PhaseResult.STOP;
+      }
+      ctx.target = sandbox;
+    } else if (this.deployed.production(api) === null) {
+      const e = SITUATION_FAULTS.PRODUCTION_KEY_ERROR;
+      ctx.fault({ code: e.code, status: e.status, message: e.message, description: e.description, sequence: e.sequence });
+      return PhaseResult.STOP;
+    }
+    ctx.auth = { ...token, tier: sub.tier, applicationTier: app?.tier ?? token.applicationTier };
+    const s = this.security.settings;
+    if (s !== null && !s.outboundAuthHeader) ctx.removedBackendHeaders.push(s.authHeader);
+    return PhaseResult.CONTINUE;
+  }
+}

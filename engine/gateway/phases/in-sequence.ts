@@ -1,0 +1,51 @@
+import type { ApiMediation } from '../api-mediation.js';
+import type { MessageContext } from '../message-context.js';
+import { PhaseResult, type GatewayPhase } from '../phase.js';
+
+/**
+ * The API's in_sequence, if it names one: runs on the request before the sender. A content-aware
+ * sequence (one that reads or replaces the body) gets the body whole; any other sees headers and
+ * properties only and the body keeps streaming. RESPOND answers the client from the sequence; DROP ends
+ * the call with 202 and no body.
+ */
+export class InSequencePhase implements GatewayPhase {
+  readonly name = 'in-sequence';
+
+  constructor(private readonly mediation: ApiMediation) {}
+
+  onRequest(ctx: MessageContext): PhaseResult {
+    const name = ctx.api?.def.inSequence;
+    if (name === undefined) return PhaseResult.CONTINUE;
+    const seq = this.mediation.get(name);
+    if (seq === undefined) {
+      ctx.fault({ code: 101510, status: 500, message: 'Runtime Error', description: `The in sequence ${name} of this API is not deployed`, sequence: ctx.api!.def.faultSequence ?? 'fault' });
+      return PhaseResult.STOP;
+    }
+    if (!this.mediation.touchesBody(name)) return this.run(ctx, name, false);
+    ctx.whenBodyComplete(() => { if (this.run(ctx, name, true) === PhaseResult.CONTINUE) ctx.proceed(); });
+    return PhaseResult.SUSPEND;
+  }
+
+  private run(ctx: MessageContext, name: string, withBody: boolean): PhaseResult {
+    if (ctx.finished) return PhaseResult.STOP;
+    const r = this.mediation.run(this.mediation.get(name)!, 'request', ctx.callFacts(), ctx.reqHeaders, withBody ? ctx.bufferedBody() : null, 200);
+    switch (r.kind) {
+      case 'error':
+        ctx.fault({ code: 101510, status: 500, message: 'Runtime Error', description: `The in sequence ${name} failed`, sequence: ctx.api!.def.faultSequence ?? 'fault' });
+        return PhaseResult.STOP;
+      case 'drop':
+        ctx.respond(202, [], null);
+        return PhaseResult.STOP;
+      case 'respond':
+        ctx.respond(r.status, r.headers, r.body);
+        return PhaseResult.STOP;
+      case 'continue': {
+        const h = ctx.reqHeaders;
+        h.length = 0;
+        for (const [k, v] of r.headers) h.push(k.toLowerCase(), v);
+        if (withBody && r.body !== null) ctx.replaceBody(r.body);
+        return PhaseResult.CONTINUE;
+      }
+    }
+  }
+}

@@ -1,0 +1,44 @@
+import type { ApplicationDefinition, KeyType, SubscriptionState, TokenType } from '../registry/types.js';
+
+/**
+ * What the gateway needs to authorize a call, taken from the applications in the store (both doors:
+ * declarative files and the admin API): which application a consumer key belongs to, the application's
+ * tier, and its subscriptions by API (`name:version`). Plain data, posted to io threads on every change.
+ */
+export interface AccessSnapshot {
+  readonly generation: number;
+  readonly keys: Readonly<Record<string, { readonly app: string; readonly keyType: KeyType }>>;
+  readonly apps: Readonly<Record<string, {
+    readonly owner: string;
+    readonly tier: string;
+    readonly tokenType: TokenType;
+    readonly subscriptions: Readonly<Record<string, { readonly tier: string; readonly state: SubscriptionState }>>;
+  }>>;
+}
+
+export function buildAccessSnapshot(apps: readonly ApplicationDefinition[], generation: number): AccessSnapshot {
+  const keys: Record<string, { app: string; keyType: KeyType }> = {};
+  const out: Record<string, AccessSnapshot['apps'][string]> = {};
+  for (const a of apps) {
+    for (const k of a.keys) keys[k.clientId] = { app: a.name, keyType: k.keyType };
+    const subscriptions: Record<string, { tier: string; state: SubscriptionState }> = {};
+    for (const s of a.subscriptions) subscriptions[s.api] = { tier: s.throttlingPolicy, state: s.state };
+    out[a.name] = { owner: a.owner, tier: a.throttlingPolicy, tokenType: a.tokenType, subscriptions };
+  }
+  return { generation, keys, apps: out };
+}
+
+/** The io thread's view: Maps for lookups on the hot path. */
+export class AccessIndex {
+  readonly keys: ReadonlyMap<string, { readonly app: string; readonly keyType: KeyType }>;
+  readonly apps: ReadonlyMap<string, AccessSnapshot['apps'][string]>;
+
+  constructor(s: AccessSnapshot) {
+    this.keys = new Map(Object.entries(s.keys));
+    this.apps = new Map(Object.entries(s.apps));
+  }
+
+  static empty(): AccessIndex {
+    return new AccessIndex({ generation: 0, keys: {}, apps: {} });
+  }
+}

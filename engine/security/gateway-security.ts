@@ -1,0 +1,315 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { Pool } from 'undici';
+import type { JWK, JWTPayload } from 'jose';
+import type { Logger } from 'pino';
+import type { MessageContext, TokenFacts } from '../gateway/message-context.js';
+import { PhaseResult } from '../gateway/phase.js';
+import type { SharedStateReceiver } from '../gateway/shared-state.js';
+import { AccessIndex, type AccessSnapshot } from './access-snapshot.js';
+import { RevocationList } from './revocations.js';
+import { TokenCache } from './token-cache.js';
+import type { SignResult, SignTask, VerifyResult, VerifyTask } from './jwt-worker.js';
+import type { BackendJwtView, CorsView, MutualSslView } from '../../conf/views/security.js';
+
+/** The state keys this module shares between the main thread and io threads. */
+export const SecurityState = {
+  SETTINGS: 'security.settings',
+  ACCESS: 'security.access',
+  JWKS: 'security.jwks',
+  REVOKED: 'security.revoked',
+  REVOKE: 'security.revoke',
+} as const;
+
+/** Plain settings posted to io threads. */
+export interface SecuritySettings {
+  readonly authHeader: string;
+  readonly outboundAuthHeader: boolean;
+  readonly issuer: string;
+  readonly clockSkewSec: number;
+  readonly cache: { readonly enabled: boolean; readonly ttlMs: number; readonly maxEntries: number };
+  readonly introspection: { readonly url: string; readonly authorization: string; readonly ca: readonly string[] | undefined; readonly connections: number };
+  readonly realm: string;
+  readonly cors: CorsView;
+  readonly mutualSsl: MutualSslView;
+  readonly backendJwt: BackendJwtView & { readonly keyPem: string | undefined; readonly certPem: string | undefined };
+}
+
+/** Asymmetric algorithms only: `none` and HMAC (which a public key could be abused for) never verify. */
+export const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'] as const;
+const ALLOWED = new Set<string>(ALLOWED_ALGORITHMS);
+
+interface PendingKid {
+  readonly ctx: MessageContext;
+  readonly token: string;
+  readonly kid: string;
+  readonly alg: string;
+  readonly since: number;
+}
+
+function workerFile(): string {
+  // Compiled next to this module; under the test runner (TypeScript), the compiled copy when there is one.
+  const here = new URL('./jwt-worker.js', import.meta.url);
+  if (fs.existsSync(fileURLToPath(here))) return here.href;
+  const compiled = new URL('../../dist/engine/security/jwt-worker.js', import.meta.url);
+  if (fs.existsSync(fileURLToPath(compiled))) return compiled.href;
+  return new URL('./jwt-worker.ts', import.meta.url).href;
+}
+
+function base64urlSha256(s: string): string {
+  return crypto.createHash('sha256').update(s).digest('base64url');
+}
+
+/**
+ * The gateway's security state on one io thread: signing keys, validated-token cache, revocations,
+ * application access (subscriptions), the key-validation client and the worker pool that checks
+ * signatures. The authenticate and authorize phases call into it.
+ */
+export class GatewaySecurity {
+  settings: SecuritySettings | null = null;
+  access = AccessIndex.empty();
+  private jwks = new Map<string, JWK>();
+  private readonly revoked = new RevocationList();
+  private cache = new TokenCache<TokenFacts>(0, 0);
+  private workers: Piscina | null = null;
+  private introspection: Pool | null = null;
+  private readonly pendingKids: PendingKid[] = [];
+  private lastRefreshAsk = 0;
+  private readonly timer: NodeJS.Timeout;
+  readonly wwwAuthenticate: (error: string | null, description: string) => string;
+
+  constructor(state: SharedStateReceiver, private readonly log: Logger, private readonly askMain: (payload: unknown) => void) {
+    this.wwwAuthenticate = (error, description) => {
+      const realm = this.settings?.realm ?? 'Sluice';
+      return error === null ? `Bearer realm="${realm}"` : `Bearer realm="${realm}", error="${error}", error_description="${description.replace(/"/g, "'")}"`;
+    };
+    state.on(SecurityState.SETTINGS, (v) => this.applySettings(v as SecuritySettings));
+    state.on(SecurityState.ACCESS, (v) => { this.access = new AccessIndex(v as AccessSnapshot); });
+    state.on(SecurityState.JWKS, (v) => this.applyJwks(v as { keys: JWK[] }));
+    state.on(SecurityState.REVOKED, (v) => { for (const [id, exp] of v as [string, number][]) this.revoked.add(id, exp); });
+    state.on(SecurityState.REVOKE, (v) => {
+      const r = v as { tokenId: string; expiresAt: number };
+      this.revoked.add(r.tokenId, r.expiresAt);
+      this.cache.deleteWhere((f) => f.tokenId === r.tokenId);
+    });
+    this.timer = setInterval(() => { this.revoked.purge(Date.now()); this.expirePendingKids(); }, 1000);
+    this.timer.unref();
+  }
+
+  private applySettings(s: SecuritySettings): void {
+    this.settings = s;
+    this.cache = new TokenCache<TokenFacts>(s.cache.enabled ? s.cache.maxEntries : 0, s.cache.ttlMs);
+    void this.introspection?.close();
+    const url = new URL(s.introspection.url);
+    this.introspection = new Pool(url.origin, {
+      connections: Math.max(1, s.introspection.connections),
+      connect: { ...(s.introspection.ca ? { ca: [...s.introspection.ca] } : {}), rejectUnauthorized: true },
+    });
+  }
+
+  private applyJwks(set: { keys: JWK[] }): void {
+    const next = new Map<string, JWK>();
+    for (const k of set.keys ?? []) if (k.kid) next.set(k.kid, k);
+    this.jwks = next;
+    // Calls that waited for an unknown kid go on now, with the key or without it.
+    for (const p of this.pendingKids.splice(0)) this.verifyJwt(p.ctx, p.token, p.kid, p.alg, false);
+  }
+
+  private pool(): Piscina {
+    this.workers ??= new Piscina({ filename: workerFile(), minThreads: 1, maxThreads: 1, idleTimeout: 60_000 });
+    return this.workers;
+  }
+
+  // ---- authentication ----------------------------------------------------------------------------------
+
+  /** The authenticate phase: the token from the configured header, from the cache or validated. */
+  authenticate(ctx: MessageContext): PhaseResult {
+    const s = this.settings;
+    if (s === null) {
+      ctx.raise(900900, { description: 'The gateway has not received its security settings yet' });
+      return PhaseResult.STOP;
+    }
+    const value = ctx.header(s.authHeader);
+    if (value === undefined || value.trim() === '') {
+      ctx.raise(900902, { headers: [['WWW-Authenticate', this.wwwAuthenticate(null, '')]] });
+      return PhaseResult.STOP;
+    }
+    const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(value);
+    if (m === null) {
+      this.invalid(ctx, 'the credentials are not a Bearer token');
+      return PhaseResult.STOP;
+    }
+    const token = m[1]!;
+    const now = Date.now();
+    const hit = this.cache.get(token, now);
+    if (hit !== undefined) {
+      if (this.revoked.has(hit.tokenId)) { this.invalid(ctx, 'the access token has been revoked'); return PhaseResult.STOP; }
+      if (hit.expiresAt <= now - s.clockSkewSec * 1000) { this.invalid(ctx, 'the access token has expired'); return PhaseResult.STOP; }
+      ctx.token = hit;
+      return PhaseResult.CONTINUE;
+    }
+    const parts = token.split('.');
+    if (parts.length === 3) return this.startJwt(ctx, token, parts[0]!);
+    if (parts.length !== 1) { this.invalid(ctx, 'the access token is malformed'); return PhaseResult.STOP; }
+    this.introspect(ctx, token);
+    return PhaseResult.SUSPEND;
+  }
+
+  private invalid(ctx: MessageContext, why: string): void {
+    ctx.raise(900901, { headers: [['WWW-Authenticate', this.wwwAuthenticate('invalid_token', why)]] });
+  }
+
+  private startJwt(ctx: MessageContext, token: string, headerPart: string): PhaseResult {
+    let header: { alg?: unknown; kid?: unknown };
+    try {
+      header = JSON.parse(Buffer.from(headerPart, 'base64url').toString('utf8')) as { alg?: unknown; kid?: unknown };
+    } catch {
+      this.invalid(ctx, 'the access token is malformed');
+      return PhaseResult.STOP;
+    }
+    const alg = typeof header.alg === 'string' ? header.alg : '';
+    if (!ALLOWED.has(alg)) { this.invalid(ctx, `the access token algorithm ${alg || '(none)'} is not allowed`); return PhaseResult.STOP; }
+    const kid = typeof header.kid === 'string' ? header.kid : '';
+    this.verifyJwt(ctx, token, kid, alg, true);
+    return PhaseResult.SUSPEND;
+  }
+
+  /** Verifies in the worker pool; an unknown kid asks the main thread for fresh keys once. */
+  private verifyJwt(ctx: MessageContext, token: string, kid: string, alg: string, mayRefresh: boolean): void {
+    if (ctx.finished) return;
+    const s = this.settings!;
+    let jwk = kid ? this.jwks.get(kid) : undefined;
+    if (jwk === undefined && !kid && this.jwks.size === 1) jwk = this.jwks.values().next().value;
+    if (jwk === undefined) {
+      const now = Date.now();
+      if (mayRefresh && now - this.lastRefreshAsk > 10_000) {
+        this.lastRefreshAsk = now;
+        this.askMain({ jwksRefresh: true, kid });
+        this.pendingKids.push({ ctx, token, kid, alg, since: now });
+        return;
+      }
+      this.invalid(ctx, 'the access token was signed with an unknown key');
+      return;
+    }
+    const task: VerifyTask = { kind: 'verify', token, jwk, issuer: s.issuer, algorithms: [alg], clockSkewSec: s.clockSkewSec };
+    this.pool().run(task).then(
+      (r: VerifyResult) => this.onVerified(ctx, token, r),
+      (err: Error) => {
+        this.log.error({ err: err.message }, 'token verification worker failed');
+        if (!ctx.finished) ctx.raise(900900, { description: 'The access token could not be validated' });
+      },
+    );
+  }
+
+  private expirePendingKids(): void {
+    const now = Date.now();
+    for (let i = this.pendingKids.length - 1; i >= 0; i--) {
+      const p = this.pendingKids[i]!;
+      if (now - p.since < 3000) continue;
+      this.pendingKids.splice(i, 1);
+      if (!p.ctx.finished) this.invalid(p.ctx, 'the access token was signed with an unknown key');
+    }
+  }
+
+  private onVerified(ctx: MessageContext, token: string, r: VerifyResult): void {
+    if (ctx.finished) return;
+    if (!r.ok) { this.invalid(ctx, r.reason); return; }
+    const facts = this.factsFromClaims(r.claims);
+    if (typeof facts === 'string') { this.invalid(ctx, facts); return; }
+    this.admit(ctx, token, facts);
+  }
+
+  /** Turns the key manager's claims into TokenFacts, checking the audience against known consumer keys. */
+  factsFromClaims(c: JWTPayload): TokenFacts | string {
+    const aud = Array.isArray(c.aud) ? c.aud[0] : c.aud;
+    const consumerKey = String(c['client_id'] ?? c['azp'] ?? aud ?? '');
+    const key = this.access.keys.get(consumerKey);
+    if (!consumerKey || key === undefined) return 'the access token was not issued to a known application';
+    if (aud !== undefined && aud !== consumerKey && !(Array.isArray(c.aud) && c.aud.includes(consumerKey))) return 'the access token audience does not match its client';
+    const appClaim = (c['application'] ?? {}) as { name?: string; owner?: string; tier?: string };
+    const app = this.access.apps.get(key.app);
+    if (typeof c.jti !== 'string' || typeof c.exp !== 'number') return 'the access token lacks jti or exp';
+    return {
+      application: key.app,
+      subscriber: String(c['subscriber'] ?? appClaim.owner ?? app?.owner ?? ''),
+      consumerKey,
+      keyType: key.keyType,
+      user: String(c.sub ?? ''),
+      userType: c['aut'] === 'APPLICATION_USER' ? 'APPLICATION_USER' : 'APPLICATION',
+      scopes: typeof c['scope'] === 'string' ? (c['scope'] as string).split(' ').filter(Boolean) : [],
+      tokenId: c.jti,
+      tokenType: 'JWT',
+      applicationTier: app?.tier ?? appClaim.tier ?? 'Unlimited',
+      claims: c as Record<string, unknown>,
+      expiresAt: c.exp * 1000,
+    };
+  }
+
+  private admit(ctx: MessageContext, token: string, facts: TokenFacts): void {
+    const now = Date.now();
+    if (this.revoked.has(facts.tokenId)) { this.invalid(ctx, 'the access token has been revoked'); return; }
+    this.cache.set(token, facts, facts.expiresAt, now);
+    ctx.token = facts;
+    ctx.proceed();
+  }
+
+  /** Opaque (reference) tokens: RFC 7662 introspection at the key manager. */
+  private introspect(ctx: MessageContext, token: string): void {
+    const s = this.settings!;
+    const url = new URL(s.introspection.url);
+    this.introspection!.request({
+      path: url.pathname + url.search,
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: s.introspection.authorization },
+      body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
+      headersTimeout: 10_000,
+      bodyTimeout: 10_000,
+    }).then(async (res) => {
+      const text = await res.body.text();
+      if (ctx.finished) return;
+      if (res.statusCode !== 200) {
+        this.log.error({ status: res.statusCode }, 'key validation call refused');
+        ctx.raise(900900, { description: 'The key manager refused the key validation call' });
+        return;
+      }
+      const r = JSON.parse(text) as Record<string, unknown>;
+      if (r['active'] !== true) { this.invalid(ctx, 'the access token is not active'); return; }
+      const consumerKey = String(r['client_id'] ?? '');
+      const key = this.access.keys.get(consumerKey);
+      const app = key ? this.access.apps.get(key.app) : undefined;
+      if (!key) { this.invalid(ctx, 'the access token was not issued to a known application'); return; }
+      this.admit(ctx, token, {
+        application: key.app,
+        subscriber: String(r['subscriber'] ?? app?.owner ?? ''),
+        consumerKey,
+        keyType: key.keyType,
+        user: String(r['username'] ?? r['sub'] ?? ''),
+        userType: r['user_type'] === 'APPLICATION_USER' ? 'APPLICATION_USER' : 'APPLICATION',
+        scopes: typeof r['scope'] === 'string' ? (r['scope'] as string).split(' ').filter(Boolean) : [],
+        tokenId: base64urlSha256(token),
+        tokenType: 'OPAQUE',
+        applicationTier: app?.tier ?? String(r['application_tier'] ?? 'Unlimited'),
+        claims: null,
+        expiresAt: Number(r['exp'] ?? 0) * 1000,
+      });
+    }, (err: Error) => {
+      if (ctx.finished) return;
+      this.log.error({ err: err.message, url: s.introspection.url }, 'the key manager cannot be reached for key validation');
+      ctx.raise(900900, { description: 'The key manager cannot be reached to validate the access token' });
+    });
+  }
+
+  // ---- backend JWT -----------------------------------------------------------------------------------
+
+  sign(task: SignTask): Promise<SignResult> {
+    return this.pool().run(task) as Promise<SignResult>;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    void this.workers?.destroy();
+    void this.introspection?.close();
+  }
+}

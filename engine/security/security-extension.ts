@@ -1,0 +1,148 @@
+import { Agent, request } from 'undici';
+import type { JWK } from 'jose';
+import type { Logger } from 'pino';
+import type { Config } from '../../conf/config.js';
+import { backendJwtView, corsView, mutualSslView, senderTls, tokenValidationView } from '../../conf/typed-config.js';
+import { loadTrustedCertificates } from '../../transport/tls/key-store.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { ApplicationDefinition } from '../registry/types.js';
+import type { GatewayExtension } from '../runtime/gateway-extension.js';
+import type { IoThreads } from '../runtime/io-threads.js';
+import type { ServerTlsMaterial } from '../../transport/tls/server-tls.js';
+import { buildAccessSnapshot } from './access-snapshot.js';
+import { SecurityState, type SecuritySettings } from './gateway-security.js';
+
+/** Where the gateway's security facts come from: the key manager in this process, or across the network. */
+export interface SecuritySources {
+  /** Applications with their keys and subscriptions (both doors: files and the admin API). */
+  loadApplications(): Promise<readonly ApplicationDefinition[]>;
+  loadJwks(): Promise<{ keys: JWK[] }>;
+  /** Revoked tokens that have not expired yet: a starting gateway must not forget them. */
+  loadRevoked(): Promise<readonly { readonly tokenId: string; readonly expiresAt: number }[]>;
+  /** The JWKS changes (key rotation): how often to ask again; 0 never. */
+  readonly jwksRefreshMs: number;
+}
+
+/** Fetches the key manager's JWKS over HTTPS, trusting the configured CA certificates. */
+export function remoteJwks(url: string, ca: readonly string[] | undefined): () => Promise<{ keys: JWK[] }> {
+  const dispatcher = new Agent({ connect: { ...(ca ? { ca: [...ca] } : {}), rejectUnauthorized: true } });
+  return async () => {
+    const res = await request(url, { dispatcher, headersTimeout: 10_000, bodyTimeout: 10_000 });
+    const body = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`JWKS ${url} answered ${res.statusCode}`);
+    const j = JSON.parse(body) as { keys?: JWK[] };
+    if (!Array.isArray(j.keys)) throw new Error(`JWKS ${url} has no keys`);
+    return { keys: j.keys };
+  };
+}
+
+/**
+ * The security part of the gateway on the main thread: sends every io thread its settings, the signing
+ * keys, the applications' access (subscriptions) and the revoked tokens, and keeps them current: a
+ * revocation reaches every io thread before the revocation call returns (the bus waits for this handler),
+ * an application change within moments, a key rotation on the next unknown `kid`.
+ */
+export class SecurityExtension implements GatewayExtension {
+  readonly name = 'security';
+  private threads: IoThreads | null = null;
+  private current: { keys: JWK[] } = { keys: [] };
+  private readonly unsubscribe: (() => void)[] = [];
+  private generation = 0;
+  private jwksTimer: NodeJS.Timeout | null = null;
+  private lastJwksFetch = 0;
+
+  constructor(
+    private readonly config: Config,
+    private readonly log: Logger,
+    private readonly bus: EventBus,
+    private readonly sources: SecuritySources,
+    private readonly tls: ServerTlsMaterial | null,
+  ) {}
+
+  settings(): SecuritySettings {
+    const v = tokenValidationView(this.config);
+    const trust = senderTls(this.config).trustStore;
+    const ca = [...(trust ? loadTrustedCertificates(trust) : []), ...(this.tls ? [this.tls.certChainPem] : [])];
+    return {
+      authHeader: v.authHeader,
+      outboundAuthHeader: v.outboundAuthHeader,
+      issuer: v.issuer,
+      clockSkewSec: v.clockSkewSec,
+      cache: { enabled: v.cacheEnabled, ttlMs: v.cacheExpiryMs, maxEntries: v.cacheMaxEntries },
+      introspection: {
+        url: v.introspectionUrl,
+        authorization: 'Basic ' + Buffer.from(`${v.introspectionUser}:${v.introspectionPassword ?? ''}`).toString('base64'),
+        ca: ca.length ? ca : undefined,
+        connections: Math.min(v.maxPerRoute, v.maxTotal),
+      },
+      realm: 'Sluice',
+      cors: corsView(this.config),
+      mutualSsl: mutualSslView(this.config),
+      backendJwt: { ...backendJwtView(this.config), keyPem: this.tls?.keyPem, certPem: this.tls?.certChainPem },
+    };
+  }
+
+  private async access(): Promise<ReturnType<typeof buildAccessSnapshot>> {
+    return buildAccessSnapshot(await this.sources.loadApplications(), ++this.generation);
+  }
+
+  async initialState(): Promise<Record<string, unknown>> {
+    const [access, jwks, revoked] = await Promise.all([this.access(), this.safeJwks(), this.sources.loadRevoked()]);
+    return {
+      [SecurityState.SETTINGS]: this.settings(),
+      [SecurityState.ACCESS]: access,
+      [SecurityState.JWKS]: jwks,
+      [SecurityState.REVOKED]: revoked.map((r) => [r.tokenId, r.expiresAt]),
+    };
+  }
+
+  private async safeJwks(): Promise<{ keys: JWK[] }> {
+    try {
+      this.lastJwksFetch = Date.now();
+      this.current = await this.sources.loadJwks();
+      return this.current;
+    } catch (err) {
+      this.log.error({ err: (err as Error).message }, 'cannot load the signing keys (JWKS); JWT access tokens fail until they load');
+      return { keys: [] };
+    }
+  }
+
+  started(threads: IoThreads): void {
+    this.threads = threads;
+    this.unsubscribe.push(this.bus.subscribe('token.revoked', (e) => threads.pushState(SecurityState.REVOKE, { tokenId: e.tokenId, expiresAt: e.expiresAt })));
+    this.unsubscribe.push(this.bus.subscribe('registry.changed', async (e) => {
+      if (e.kind !== 'applications') return;
+      try {
+        await threads.pushState(SecurityState.ACCESS, await this.access());
+      } catch (err) {
+        this.log.error({ err: (err as Error).message }, 'cannot reload application access; the previous one stays');
+      }
+    }));
+    threads.onExtensionMessage('security', (payload) => {
+      const p = payload as { jwksRefresh?: boolean; kid?: string };
+      if (p.jwksRefresh && Date.now() - this.lastJwksFetch > 1000) void this.refreshJwks(`unknown kid ${p.kid ?? ''}`);
+      else if (p.jwksRefresh) void this.pushCurrentJwks();
+    });
+    if (this.sources.jwksRefreshMs > 0) {
+      this.jwksTimer = setInterval(() => void this.refreshJwks('periodic'), this.sources.jwksRefreshMs);
+      this.jwksTimer.unref();
+    }
+  }
+
+  private async refreshJwks(why: string): Promise<void> {
+    const jwks = await this.safeJwks();
+    this.current = jwks;
+    this.log.info({ keys: jwks.keys.length, why }, 'signing keys (JWKS) refreshed');
+    await this.threads?.pushState(SecurityState.JWKS, jwks);
+  }
+
+  /** A thread waits for keys that were fetched moments ago: send them again so it stops waiting. */
+  private async pushCurrentJwks(): Promise<void> {
+    await this.threads?.pushState(SecurityState.JWKS, this.current.keys.length ? this.current : await this.safeJwks());
+  }
+
+  stop(): void {
+    for (const u of this.unsubscribe.splice(0)) u();
+    if (this.jwksTimer) clearInterval(this.jwksTimer);
+  }
+}
