@@ -1,6 +1,7 @@
 import t from 'tap';
 import { startSluice } from '../helpers/sluice.js';
 import { echoBackend, request, faultOf } from '../helpers/backends.js';
+import { eventually } from '../helpers/home.js';
 import { API_DIR, POLICY_DIR, throttledApi } from './fixtures.js';
 
 const block = (type: string, value: string, extra = ''): string => `[[block_condition]]
@@ -29,34 +30,34 @@ t.test('an IP block condition answers 900805 with 429 through _throttle_out_hand
   t.notOk(r.headers['retry-after'], 'a block has no window to wait for');
 });
 
-t.test('IP_RANGE as a CIDR and as an a-b range; an address outside passes', async (t) => {
-  const cidr = await gateway(t, {}, block('IP_RANGE', '127.0.0.0/8'));
-  t.equal(faultOf(await request(cidr.url('/open/1.0.0/x')))?.code, 900805);
-  const range = await gateway(t, {}, block('IP_RANGE', '127.0.0.1-127.0.0.9'));
-  t.equal(faultOf(await request(range.url('/open/1.0.0/x')))?.code, 900805);
-  const outside = await gateway(t, {}, block('IP_RANGE', '127.0.0.2-127.0.0.9') + block('IP_RANGE', '10.0.0.0/8') + block('IP', '::1'));
-  t.equal((await request(outside.url('/open/1.0.0/x'))).status, 200);
+t.test('IP_RANGE as a CIDR and as an a-b range, API contexts, invert, disabled conditions: each hot-deployed in turn', async (t) => {
+  const s = await gateway(t, {}, block('IP_RANGE', '127.0.0.0/8'));
+  const code = async (path = '/open/1.0.0/x') => faultOf(await request(s.url(path)))?.code ?? 200;
+  const deploy = async (blocks: string, path: string, want: number, what: string) => {
+    s.home.write(`${POLICY_DIR}/blocks.toml`, blocks);
+    await eventually(async () => (await code(path)) === want, what);
+  };
+  t.equal(await code(), 900805, 'a CIDR');
+  await deploy(block('IP_RANGE', '127.0.0.1-127.0.0.9'), '/open/1.0.0/x', 900805, 'an a-b range');
+  t.pass('an a-b range');
+  await deploy(block('IP_RANGE', '127.0.0.2-127.0.0.9') + block('IP_RANGE', '10.0.0.0/8') + block('IP', '::1'), '/open/1.0.0/x', 200, 'addresses outside');
+  t.pass('an address outside every range passes');
+
+  await deploy(block('API', '/shut'), '/shut/1.0.0/x', 900805, 'an API context');
+  t.equal(await code('/open/1.0.0/x'), 200, 'another API passes');
+  await deploy(block('API', '/shut/1.0.0'), '/shut/1.0.0/y', 900805, 'an API context with its version');
+  t.equal(await code('/open/1.0.0/x'), 200);
+
+  await deploy(block('IP_RANGE', '10.0.0.0/8', 'invert = true'), '/open/1.0.0/x', 900805, 'invert: loopback is outside 10/8');
+  t.pass('invert = true blocks every address outside the range');
+  await deploy(block('IP_RANGE', '127.0.0.0/8', 'invert = true'), '/open/1.0.0/x', 200, 'invert: loopback inside');
+  t.pass('and lets the range through');
+
+  await deploy(block('IP', '127.0.0.1').replace('enabled = true', 'enabled = false'), '/open/1.0.0/x', 200, 'a disabled condition');
+  t.pass('enabled = false blocks nothing');
 });
 
-t.test('an API block condition blocks that API context (with or without version) and no other', async (t) => {
-  const s = await gateway(t, {}, block('API', '/shut'));
-  t.equal(faultOf(await request(s.url('/shut/1.0.0/x')))?.code, 900805);
-  t.equal((await request(s.url('/open/1.0.0/x'))).status, 200);
-  const v = await gateway(t, {}, block('API', '/shut/1.0.0'));
-  t.equal(faultOf(await request(v.url('/shut/1.0.0/x')))?.code, 900805);
-  t.equal((await request(v.url('/open/1.0.0/x'))).status, 200);
-});
-
-t.test('invert = true blocks every address outside the range', async (t) => {
-  const s = await gateway(t, {}, block('IP_RANGE', '10.0.0.0/8', 'invert = true'));
-  t.equal(faultOf(await request(s.url('/open/1.0.0/x')))?.code, 900805, 'loopback is outside 10/8');
-  const inside = await gateway(t, {}, block('IP_RANGE', '127.0.0.0/8', 'invert = true'));
-  t.equal((await request(inside.url('/open/1.0.0/x'))).status, 200);
-});
-
-t.test('disabled conditions and enable_blacklist_condition = false block nothing', async (t) => {
-  const off = await gateway(t, {}, block('IP', '127.0.0.1').replace('enabled = true', 'enabled = false'));
-  t.equal((await request(off.url('/open/1.0.0/x'))).status, 200);
+t.test('enable_blacklist_condition = false: no block condition applies', async (t) => {
   const globalOff = await gateway(t, { apim: { throttling: { enable_blacklist_condition: false } } }, block('IP', '127.0.0.1'));
   t.equal((await request(globalOff.url('/open/1.0.0/x'))).status, 200);
 });

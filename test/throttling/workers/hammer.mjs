@@ -1,6 +1,7 @@
 // Worker for counter-table-threads.test.ts: hammers one shared counter table from another thread.
 import { parentPort, workerData } from 'node:worker_threads';
 
+if (!parentPort || !workerData) process.exit(0); // run by counter-table-threads.test.ts only
 const { modUrl, hashUrl, shared, keys, calls, limit, windowMs } = workerData;
 const { CounterTable } = await import(modUrl);
 const { hashOf } = await import(hashUrl);
