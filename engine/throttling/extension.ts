@@ -98,6 +98,10 @@ export class ThrottlingExtension implements GatewayExtension {
 
   initialState(): Record<string, unknown> {
     this.dir.start();
+    // Listen before the io threads exist: a BroadcastChannel delivers only to instances already open.
+    this.channel = new BroadcastChannel(this.channelName);
+    this.channel.onmessage = (e) => this.onIoMessage((e as MessageEvent).data as IoThrottleMessage);
+    (this.channel as unknown as { unref?: () => void }).unref?.();
     const counters: CountersState = { ...this.counters, channel: this.channelName };
     return { [STATE_POLICIES]: this.snapshot, [STATE_COUNTERS]: counters };
   }
@@ -113,9 +117,6 @@ export class ThrottlingExtension implements GatewayExtension {
 
   started(threads: IoThreads): void {
     this.threads = threads;
-    this.channel = new BroadcastChannel(this.channelName);
-    this.channel.onmessage = (e) => this.onIoMessage((e as MessageEvent).data as IoThrottleMessage);
-    (this.channel as unknown as { unref?: () => void }).unref?.();
     this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
     this.sweeper.unref();
     if (this.redisConf.enabled) {
