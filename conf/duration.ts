@@ -14,7 +14,7 @@ const DURATION = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/;
 
 /** Milliseconds for a duration value, or undefined when it is not one. */
 export function parseDuration(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value : undefined;
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined;
   if (typeof value === 'bigint') return value >= 0n ? Number(value) : undefined;
   if (typeof value !== 'string') return undefined;
   const m = DURATION.exec(value);

@@ -3,11 +3,11 @@ import os from 'node:os';
 import { parse, TomlError } from 'smol-toml';
 import { catalogIndex, type CatalogIndex } from './catalog/index.js';
 import type { KeySpec } from './catalog/types.js';
-import { Config, type ItemValues } from './config.js';
+import { Config, elementsOf, type ItemValues } from './config.js';
 import { ConfigError, type ConfigIssue } from './errors.js';
 import { parseDuration } from './duration.js';
 import { HomeLayout } from './home.js';
-import { TOKEN, WHOLE_REF, isRuntimePlaceholder, type RuntimePlaceholder } from './placeholders.js';
+import { RUNTIME_PLACEHOLDERS, TOKEN, WHOLE_REF, isRuntimePlaceholder, type RuntimePlaceholder } from './placeholders.js';
 import { SourceLocator } from './source-locator.js';
 import { closest } from './suggest.js';
 import { checkCrossKeyRules } from './cross-key-rules.js';
@@ -58,6 +58,8 @@ class Loader {
   private readonly warnings: ConfigIssue[] = [];
   private readonly locator: SourceLocator;
   private readonly leaves = new Map<string, Leaf>();
+  /** Elements of arrays of tables as written (`registry_handler[1].nested_property[0]`), even empty ones. */
+  private readonly elements: string[] = [];
   private readonly resolved = new Map<string, unknown>();
   private readonly env: NodeJS.ProcessEnv;
   private readonly cpuCores: number;
@@ -100,6 +102,8 @@ class Loader {
       if (leaf.spec.repeatable) this.putItem(items, leaf, v);
       else values.set(leaf.spec.path, v);
     }
+    // An element that sets nothing is still an element: its required keys are missing.
+    for (const path of this.elements) elementAt(items, path);
     this.fillDefaults(values, items);
     const offset = typeof values.get('server.offset') === 'number' ? (values.get('server.offset') as number) : 0;
     this.applyOffset(values, offset);
@@ -119,7 +123,9 @@ class Loader {
       const n = normalized ? `${normalized}.${k}` : k;
       // `a.b = 1` and `"a.b" = 2` are different TOML keys but one catalog key: refuse the ambiguity.
       if (this.leaves.has(c) && !isPlainObject(v)) {
-        this.report('error', c, 'set twice (once as a dotted key, once as a quoted key); keep one');
+        const lines = this.locator.linesOf(c);
+        const where = lines.length > 1 ? `lines ${lines.slice(0, -1).join(', ')} and ${lines.at(-1)!}, ` : '';
+        this.report('error', c, `set twice (${where}once as a dotted key, once as a quoted key); keep one`, undefined, undefined, lines.at(-1));
         continue;
       }
       if (isPlainObject(v)) {
@@ -127,11 +133,19 @@ class Loader {
         else this.walk(v, c, n);
       } else if (Array.isArray(v) && v.length > 0 && v.every(isPlainObject)) {
         if (this.catalog.isTable(n)) { this.leaves.set(c, { path: c, specPath: n, value: v }); continue; }
-        v.forEach((el, i) => this.walk(el as Record<string, unknown>, `${c}[${i}]`, `${n}[]`));
+        v.forEach((el, i) => {
+          if (this.isRepeatableSection(`${n}[]`)) this.elements.push(`${c}[${i}]`);
+          this.walk(el as Record<string, unknown>, `${c}[${i}]`, `${n}[]`);
+        });
       } else {
         this.leaves.set(c, { path: c, specPath: n, value: v });
       }
     }
+  }
+
+  /** `registry_handler[].nested_property[]`: an array of tables the catalog knows (by its own name when nested). */
+  private isRepeatableSection(normalized: string): boolean {
+    return this.catalog.isRepeatable(normalized.replace(/\[\]/g, ''));
   }
 
   private matchCatalog(): void {
@@ -191,6 +205,10 @@ class Loader {
   }
 
   private envVar(name: string, stack: string[]): unknown {
+    if (name === '') {
+      this.report('error', stack[0]!, '$env{} names no environment variable', '$env{NAME}');
+      return FAILED;
+    }
     const v = this.env[name];
     if (v === undefined) {
       this.report('error', stack[0]!, `environment variable ${name} is not set ($env{${name}})`);
@@ -216,7 +234,9 @@ class Loader {
 
   private runtime(name: string, stack: string[]): unknown {
     if (!isRuntimePlaceholder(name)) {
-      this.report('error', stack[0]!, `unknown runtime placeholder \${${name}}`, 'one of ${carbon.home}, ${sluice.home}, ${carbon.host}, ${carbon.protocol}, ${carbon.management.port}, ${mgt.transport.https.port}, ${mgt.transport.http.port}, ${http.nio.port}, ${https.nio.port}, ${carbon.context}');
+      const known = Object.keys(RUNTIME_PLACEHOLDERS);
+      const near = closest(name, known);
+      this.report('error', stack[0]!, `unknown runtime placeholder \${${name}}`, `one of ${known.map((k) => `\${${k}}`).join(', ')}`, near === undefined ? undefined : `\${${near}}`);
       return FAILED;
     }
     return this.runtimeValue(name, stack);
@@ -304,17 +324,14 @@ class Loader {
       }
     }
     if (spec.min !== undefined && typeof v === 'number' && v < spec.min) return bad(`a number of at least ${spec.min}`);
+    if (spec.port && typeof v === 'number' && (v < 1 || v > 65535)) return bad('a port number from 1 to 65535');
     return v;
   }
 
+  /** Puts a value into its element; an element nested in another's is kept inside it (see elementsOf). */
   private putItem(items: Map<string, ItemValues[]>, leaf: Leaf, v: unknown): void {
-    const spec = leaf.spec!;
-    const marker = leaf.path.lastIndexOf('[');
-    const index = Number(leaf.path.slice(marker + 1, leaf.path.indexOf(']', marker)));
-    let list = items.get(spec.section);
-    if (!list) { list = []; items.set(spec.section, list); }
-    while (list.length <= index) list.push({});
-    list[index]![spec.key] = v;
+    const end = leaf.path.lastIndexOf(']');
+    elementAt(items, leaf.path.slice(0, end + 1))[leaf.path.slice(end + 2)] = v;
   }
 
   private computed(spec: KeySpec): unknown {
@@ -328,7 +345,7 @@ class Loader {
       const d = spec.computedDefault ? this.computed(spec) : spec.default;
       if (d === undefined) continue;
       if (spec.repeatable) {
-        for (const item of items.get(spec.section) ?? []) if (!(spec.key in item)) item[spec.key] = structuredClone(d);
+        for (const { item } of elementsOf(items, spec.section)) if (!(spec.key in item)) item[spec.key] = structuredClone(d);
       } else if (!values.has(spec.path)) {
         values.set(spec.path, structuredClone(d));
       }
@@ -337,13 +354,17 @@ class Loader {
 
   private applyOffset(values: Map<string, unknown>, offset: number): void {
     if (offset === 0) return;
+    const outside: string[] = [];
     for (const spec of this.catalog.all) {
       if (!spec.port || spec.repeatable) continue;
       const v = values.get(spec.path);
       if (typeof v !== 'number') continue;
       const shifted = v + offset;
-      if (shifted > 65535 || shifted < 1) this.report('error', 'server.offset', `offset ${offset} moves ${spec.path} (${v}) to ${shifted}, outside 1..65535`);
+      if (shifted > 65535 || shifted < 1) outside.push(`${spec.path} ${v} -> ${shifted}`);
       values.set(spec.path, shifted);
+    }
+    if (outside.length) {
+      this.report('error', 'server.offset', `offset ${offset} moves ${outside.length === 1 ? 'a port' : `${outside.length} ports`} outside 1..65535: ${outside.join(', ')}`);
     }
   }
 
@@ -362,10 +383,13 @@ class Loader {
       // sub-table is written.
       const sub = spec.key.includes('.') ? spec.key.slice(0, spec.key.lastIndexOf('.') + 1) : '';
       if (spec.repeatable) {
-        (items.get(spec.section) ?? []).forEach((item, i) => {
-          if (sub && !Object.keys(item).some((k) => k.startsWith(sub) && this.wasWritten(`${spec.section}[${i}].${k}`))) return;
-          if (!(spec.key in item)) this.report('error', `${spec.section}[${i}]`, `required key ${spec.key} is missing`);
-        });
+        for (const { item, path } of elementsOf(items, spec.section)) {
+          if (sub && !Object.keys(item).some((k) => k.startsWith(sub) && this.wasWritten(`${path}.${k}`))) continue;
+          // Written with a wrong value: that error is already reported.
+          if (!(spec.key in item) && !this.wasWritten(`${path}.${spec.key}`)) {
+            this.report('error', sub ? `${path}.${sub.slice(0, -1)}` : path, `required key ${spec.key} is missing`);
+          }
+        }
       } else if (sectionsInUse.has(spec.section) && !values.has(spec.path)) {
         // Plain sections: the catalog marks keys required for set-ups Sluice may not use; say so, do not refuse.
         this.report('warning', spec.path, `the catalog lists this key as required and the [${spec.section}] section does not set it`);
@@ -377,10 +401,10 @@ class Loader {
     return this.leaves.has(concretePath);
   }
 
-  private report(severity: 'error' | 'warning', path: string, message: string, expected?: string, suggestion?: string): void {
+  private report(severity: 'error' | 'warning', path: string, message: string, expected?: string, suggestion?: string, line?: number): void {
     const issue: ConfigIssue = {
       file: this.file,
-      line: this.locator.lineOf(path),
+      line: line ?? this.locator.lineOf(path),
       path,
       message,
       ...(expected ? { expected } : {}),
@@ -394,6 +418,27 @@ class Loader {
 
 const FAILED = Symbol('failed');
 
+/**
+ * The element at a concrete path (`registry_handler[1].nested_property[0]`), created when missing: the top
+ * list is keyed by the outer section, nested lists live in their parent element under their relative name.
+ */
+function elementAt(items: Map<string, ItemValues[]>, path: string): ItemValues {
+  const STEP = /^([^[]+)\[(\d+)\](?:\.(.*))?$/;
+  let m = STEP.exec(path)!;
+  let list = items.get(m[1]!);
+  if (!list) { list = []; items.set(m[1]!, list); }
+  for (;;) {
+    const index = Number(m[2]);
+    while (list.length <= index) list.push({});
+    const item = list[index]!;
+    if (m[3] === undefined) return item;
+    m = STEP.exec(m[3])!;
+    let sub = item[m[1]!];
+    if (!Array.isArray(sub)) { sub = []; item[m[1]!] = sub; }
+    list = sub as ItemValues[];
+  }
+}
+
 function toNumber(raw: unknown): number | undefined {
   if (typeof raw === 'number') return Number.isFinite(raw) ? raw : undefined;
   if (typeof raw === 'bigint') return Number(raw);
@@ -402,6 +447,7 @@ function toNumber(raw: unknown): number | undefined {
 }
 
 function show(v: unknown): string {
+  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
   const s = JSON.stringify(v);
   return s === undefined ? String(v) : s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }

@@ -22,11 +22,22 @@ function keySegments(text: string): { segments: string[]; rest: string } | undef
 }
 
 export class SourceLocator {
-  private readonly lines = new Map<string, number>();
+  private readonly lines = new Map<string, number[]>();
 
   constructor(source: string) {
+    /** Arrays of tables seen so far, by concrete path (`registry_handler[1].nested_property`), with their size. */
     const arrayCounts = new Map<string, number>();
-    let table: string[] = [];
+    /** Segments -> concrete path: a segment naming an array of tables stands for its last element, as in TOML. */
+    const concrete = (segments: readonly string[]): string => {
+      let p = '';
+      for (const s of segments) {
+        p = p ? `${p}.${s}` : s;
+        const n = arrayCounts.get(p);
+        if (n !== undefined) p = `${p}[${n - 1}]`;
+      }
+      return p;
+    };
+    let table = '';
     let inMultiline: '"""' | "'''" | null = null;
     const text = source.split(/\r?\n/);
     for (let i = 0; i < text.length; i++) {
@@ -40,19 +51,21 @@ export class SourceLocator {
         const parsed = keySegments(h[2]!);
         if (!parsed) continue;
         if (h[1] === '[[') {
-          const base = parsed.segments.join('.');
+          const parent = concrete(parsed.segments.slice(0, -1));
+          const base = parent ? `${parent}.${parsed.segments.at(-1)!}` : parsed.segments.at(-1)!;
           const n = arrayCounts.get(base) ?? 0;
           arrayCounts.set(base, n + 1);
-          table = [...parsed.segments.slice(0, -1), `${parsed.segments.at(-1)!}[${n}]`];
+          table = `${base}[${n}]`;
         } else {
-          table = parsed.segments;
+          table = concrete(parsed.segments);
         }
-        this.remember(table.join('.'), i + 1);
+        this.remember(table, i + 1);
         continue;
       }
       const k = keySegments(line);
       if (!k || !k.rest.startsWith('=')) continue;
-      this.remember([...table, ...k.segments].join('.'), i + 1);
+      const key = k.segments.join('.');
+      this.remember(table ? `${table}.${key}` : key, i + 1);
       const value = k.rest.slice(1);
       const triple = value.includes('"""') ? '"""' : value.includes("'''") ? "'''" : null;
       if (triple && value.split(triple).length === 2) inMultiline = triple;
@@ -60,7 +73,9 @@ export class SourceLocator {
   }
 
   private remember(path: string, line: number): void {
-    if (!this.lines.has(path)) this.lines.set(path, line);
+    const seen = this.lines.get(path);
+    if (seen) seen.push(line);
+    else this.lines.set(path, [line]);
   }
 
   /**
@@ -71,10 +86,15 @@ export class SourceLocator {
     let p = path;
     for (;;) {
       const hit = this.lines.get(p);
-      if (hit !== undefined) return hit;
+      if (hit !== undefined) return hit[0];
       const cut = Math.max(p.lastIndexOf('.'), p.lastIndexOf('['));
       if (cut <= 0) return undefined;
       p = p.slice(0, cut);
     }
+  }
+
+  /** Every line that writes exactly this path (a key written twice, once dotted and once quoted, has two). */
+  linesOf(path: string): number[] {
+    return [...(this.lines.get(path) ?? [])];
   }
 }

@@ -19,20 +19,33 @@ function distance(a: string, b: string, limit: number): number {
 }
 
 /**
- * The known path closest to an unknown one, when it is close enough to be a typo: first among keys of the
- * same section, then among all paths.
+ * The known path closest to an unknown one, when it is close enough to be a typo. "Close enough" is measured
+ * against the last segment, so that a short key is not matched to an unrelated one of its section
+ * (`server.foo` is not `server.mode`). Failing that, the same key in a section of a close name
+ * (`servr.offset` -> `server.offset`); failing that, a single known name of the same section that starts with
+ * the unknown one (`prod` -> `production`).
  */
 export function closest(unknown: string, known: Iterable<string>): string | undefined {
-  const limit = Math.max(2, Math.floor(unknown.length * 0.3));
-  let best: string | undefined;
-  let bestScore = limit + 1;
   const lastDot = unknown.lastIndexOf('.');
   const leaf = unknown.slice(lastDot + 1);
+  const section = unknown.slice(0, lastDot + 1);
+  const limit = Math.max(1, Math.min(Math.floor(unknown.length * 0.3), Math.floor(leaf.length * 0.4)));
+  const sectionLimit = Math.max(2, Math.floor(section.length * 0.3));
+  let best: string | undefined;
+  let bestScore = limit + 1;
+  let moved: string | undefined;
+  let movedScore = sectionLimit + 1;
+  const prefixed: string[] = [];
   for (const k of known) {
-    let d = distance(unknown, k, limit);
-    // A key of the right name in another section ("offset" under [servr]) is as good a hint as a typo.
-    if (d > limit && k.endsWith('.' + leaf)) d = limit;
+    const d = distance(unknown, k, limit);
     if (d < bestScore) { bestScore = d; best = k; }
+    if (lastDot > 0 && k.endsWith('.' + leaf)) {
+      const ds = distance(section, k.slice(0, k.length - leaf.length), sectionLimit);
+      if (ds < movedScore) { movedScore = ds; moved = k; }
+    }
+    if (leaf.length >= 3 && k.toLowerCase().startsWith(unknown.toLowerCase()) && !k.slice(section.length).includes('.')) prefixed.push(k);
   }
-  return bestScore <= limit ? best : undefined;
+  if (bestScore <= limit) return best;
+  if (moved !== undefined) return moved;
+  return prefixed.length === 1 ? prefixed[0] : undefined;
 }

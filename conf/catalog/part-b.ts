@@ -470,7 +470,7 @@ export const PART_B = [
   key('user_store.properties', 'SCIMEnabled', 'boolean', { default: false }),
   key('user_store.properties', 'kdcEnabled', 'boolean', { default: false, notes: 'catalog type string, takes true/false' }),
   key('user_store.properties', 'ConnectionPoolingEnabled', 'boolean', { default: false, notes: 'catalog type string, takes true/false' }),
-  key('user_store.properties', 'ReadTimeout', 'duration', { notes: 'catalog type string, ms; zero or less waits forever.' }),
+  key('user_store.properties', 'ReadTimeout', 'integer', { notes: 'catalog type string; ms, zero or less waits forever (so not a duration: -1 is valid).' }),
   key('user_store.properties', 'RetryAttempts', 'integer', { notes: 'catalog type string.' }),
   key('user_store.properties', 'BackLinksEnabled', 'boolean', { default: false, notes: 'catalog type string, takes true/false' }),
   key('user_store.properties', 'UserCoreCacheTimeOut', 'integer', { default: 5, notes: 'catalog type string; unit not stated.' }),

@@ -51,14 +51,14 @@ export interface KeySpec<P extends string = string, T extends KeyType = KeyType>
 /** A key in a `[section]`. */
 export function key<const S extends string, const K extends string, const T extends KeyType, const D extends KeySpecInput = {}>(
   section: S, k: K, type: T, spec?: D,
-): KeySpec<`${S}.${K}`, T> & D & { readonly repeatable: false } {
+): KeySpec<`${S}.${K}`, T> & D & { readonly section: S; readonly repeatable: false } {
   return { ...(spec as D), section, key: k, path: `${section}.${k}` as `${S}.${K}`, type, repeatable: false as const };
 }
 
 /** A key in a repeatable `[[section]]`. */
 export function itemKey<const S extends string, const K extends string, const T extends KeyType, const D extends KeySpecInput = {}>(
   section: S, k: K, type: T, spec?: D,
-): KeySpec<`${S}[].${K}`, T> & D & { readonly repeatable: true } {
+): KeySpec<`${S}[].${K}`, T> & D & { readonly section: S; readonly repeatable: true } {
   return { ...(spec as D), section, key: k, path: `${section}[].${k}` as `${S}[].${K}`, type, repeatable: true as const };
 }
 
