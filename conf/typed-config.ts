@@ -13,6 +13,8 @@ import { apimDbView } from './views/store.js';
 import { corsView, backendJwtView, mutualSslView, transportHeadersView, tokenValidationView } from './views/security.js';
 import { healthCheckView, accessLogView, analyticsView, tracingView, metricsView } from './views/operations.js';
 import { eventHubView, artifactSyncView, gatewayNotificationView, gatewayEnvironments, eventRedisView } from './views/control-plane.js';
+import { throttlingView } from './views/throttling.js';
+import { redisView } from './views/redis.js';
 
 export * from './views/server.js';
 export * from './views/tls.js';
@@ -23,6 +25,8 @@ export * from './views/store.js';
 export * from './views/security.js';
 export * from './views/operations.js';
 export * from './views/control-plane.js';
+export * from './views/throttling.js';
+export * from './views/redis.js';
 
 /** Every view, built once: check-config uses it to find keys the operator set that nothing reads. */
 const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [
@@ -31,6 +35,7 @@ const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [
   corsView, backendJwtView, mutualSslView, transportHeadersView, tokenValidationView,
   healthCheckView, accessLogView, analyticsView, tracingView, metricsView,
   eventHubView, artifactSyncView, gatewayNotificationView, gatewayEnvironments, eventRedisView,
+  throttlingView, redisView,
 ];
 
 export function buildAllViews(config: Config): void {

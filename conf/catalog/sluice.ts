@@ -37,6 +37,13 @@ export const SLUICE_KEYS = [
   key('apim.redis_config', 'key_prefix', 'string', { default: 'sluice:', sluice: true }),
   key('apim.redis_config', 'sync_interval', 'duration', { default: 100, sluice: true,
     notes: 'how often local throttle counts are flushed to Redis and global counts read back' }),
+  // [apim.throttling]: Sluice's throttling keys (docs/throttling.md)
+  key('apim.throttling', 'trusted_proxies', 'string[]', { default: [], sluice: true,
+    notes: 'addresses, CIDRs or a-b ranges of proxies whose X-Forwarded-For is believed when throttling and blocking by IP' }),
+  key('apim.throttling', 'counter_table_size', 'integer', { default: 65536, min: 1024, sluice: true,
+    notes: 'slots of the shared throttle counter table (one per active throttle key); rounded up to a power of two' }),
+  key('apim.throttling', 'rate_limit_headers', 'boolean', { default: true, sluice: true,
+    notes: 'add X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset to throttled calls and calls that pass' }),
   // [sluice.servlet]: the servlet transport (key manager, admin API) on [transport.http(s).properties] ports
   key('sluice.servlet', 'bind_address', 'string', { default: '0.0.0.0', sluice: true,
     notes: 'address the servlet HTTP and HTTPS ports listen on' }),

@@ -1,6 +1,7 @@
 import { loadConfig } from '../../conf/loader.js';
 import { ConfigError, formatIssue } from '../../conf/errors.js';
 import { unusedKeys } from '../../conf/typed-config.js';
+import { checkPolicyFiles } from '../throttling/check.js';
 
 export interface CheckConfigOptions {
   readonly home: string;
@@ -25,6 +26,10 @@ export function checkConfigCommand(opts: CheckConfigOptions): number {
   if (unused.length) {
     process.stderr.write(`note: ${unused.length} key(s) you set are accepted for compatibility but have no effect in Sluice: ${unused.join(', ')}\n`);
   }
+  // Throttling policy files (<home>/repository/deployment/server/policies/*.toml).
+  const policyProblems = checkPolicyFiles(config.home.policiesDir);
+  for (const p of policyProblems) process.stderr.write(`error: ${p}\n`);
+  if (policyProblems.length) { process.stderr.write(`${policyProblems.length} policy file(s) not valid\n`); return 2; }
   if (opts.print) process.stdout.write(JSON.stringify(config.effective(), null, 2) + '\n');
   process.stderr.write(`configuration OK: ${config.file}${config.warnings.length ? ` (${config.warnings.length} warning(s))` : ''}\n`);
   return 0;

@@ -24,7 +24,34 @@ export interface RegistryChangedEvent {
   readonly revision: number;
 }
 
-export type SluiceEvent = TokenRevokedEvent | RegistryChangedEvent;
+/**
+ * A throttle decision (seed 000 Events): a throttle key reached its limit for a window on some node. Also
+ * published on the Redis channel named by [apim.throttling] jms.destination when Redis is configured.
+ */
+export interface ThrottleDecisionEvent {
+  readonly type: 'throttle.decision';
+  /** [apim.throttling] jms.destination (default throttleData). */
+  readonly topic: string;
+  /** The node that decided (host:pid:id). */
+  readonly node: string;
+  /** The throttle key (level, API, application, user, policy...; parts separated by U+001F). */
+  readonly key: string;
+  readonly level: 'api' | 'resource' | 'subscription' | 'burst' | 'application' | 'custom' | 'hard';
+  readonly policy: string;
+  /** The throttle code (900800 to 900807). */
+  readonly code: number;
+  /** false: the quota is reached but the policy lets calls pass (stop_on_quota_reach = false). */
+  readonly throttled: boolean;
+  readonly limit: number;
+  /** ms since the epoch when the window frees. */
+  readonly until: number;
+  readonly decidedAt: number;
+  readonly api?: string;
+  readonly application?: string;
+  readonly user?: string;
+}
+
+export type SluiceEvent = TokenRevokedEvent | RegistryChangedEvent | ThrottleDecisionEvent;
 export type EventType = SluiceEvent['type'];
 export type EventOf<T extends EventType> = Extract<SluiceEvent, { type: T }>;
 export type EventHandler<T extends EventType> = (event: EventOf<T>) => void | Promise<void>;

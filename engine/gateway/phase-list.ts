@@ -9,6 +9,7 @@ import { AuthorizePhase } from './phases/authorize.js';
 import { GraphqlQueryPhase } from './phases/graphql-query.js';
 import { BackendJwtPhase } from './phases/backend-jwt.js';
 import { InSequencePhase } from './phases/in-sequence.js';
+import { ThrottlePhase } from '../throttling/throttle-phase.js';
 
 /**
  * The gateway's request phases, in order (DESIGN.md "How a call flows"):
@@ -25,10 +26,11 @@ export function buildPhases(thread: GatewayThread): GatewayPhase[] {
     new MutualSslPhase(thread.security),
     new AuthenticatePhase(thread.security),
     new AuthorizePhase(thread.security, thread.deployed),
-    new GraphqlQueryPhase(),
-    new BackendJwtPhase(thread.security),
-    new InSequencePhase(thread.mediation),
   ];
+  // throttle: right after authorize (it reads ctx.auth), before backend-jwt; in the list when the node runs
+  // the throttling extension (engine/throttling/extension.ts).
+  if (ThrottlePhase.enabled(thread.state)) phases.push(new ThrottlePhase(thread.state, thread.log));
+  phases.push(new GraphqlQueryPhase(), new BackendJwtPhase(thread.security), new InSequencePhase(thread.mediation));
   if (p.forceJsonValidation || p.forceXmlValidation) phases.push(new ValidateBodyPhase(p.forceJsonValidation, p.forceXmlValidation));
   return phases;
 }

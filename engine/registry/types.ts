@@ -87,6 +87,7 @@ export type TimeUnit = 'sec' | 'min' | 'hour' | 'day';
 export interface Quota {
   /** Requests per window; or bandwidth when `bandwidthBytes` is set. */
   readonly requests?: number;
+  /** Bytes (request and response bodies) per window. */
   readonly bandwidthBytes?: number;
   readonly unitTime: number;
   readonly timeUnit: TimeUnit;
@@ -94,21 +95,36 @@ export interface Quota {
 
 export interface ThrottleCondition {
   readonly type: 'header' | 'query' | 'jwt_claim' | 'ip' | 'ip_range';
+  /** Header, query parameter or claim name (not for ip / ip_range). */
   readonly name?: string;
+  /** A regular expression matched against the whole value (header, query, claim); an address or range (ip, ip_range). */
   readonly value: string;
   readonly invert?: boolean;
+}
+
+/** A conditional group of an advanced policy: when all its conditions hold, its quota applies instead. */
+export interface ConditionGroup {
+  readonly description?: string;
+  readonly conditions: readonly ThrottleCondition[];
+  readonly quota: Quota;
 }
 
 export interface ThrottlePolicy {
   readonly level: 'subscription' | 'application' | 'advanced' | 'custom';
   readonly name: string;
   readonly quota: Quota;
+  /** Subscription policies: false lets calls over the quota pass (counted and logged only). Others: true. */
   readonly stopOnQuotaReach: boolean;
   readonly burst?: { readonly requests: number; readonly timeUnit: 'sec' | 'min' };
   /** Advanced policies: conditional groups, each with its own quota. */
-  readonly conditionGroups?: readonly { readonly conditions: readonly ThrottleCondition[]; readonly quota: Quota }[];
-  /** Custom policies: what the counter is keyed on. */
+  readonly conditionGroups?: readonly ConditionGroup[];
+  /** Custom policies: what the counter is keyed on (`$userId:$apiContext`...). */
   readonly keyTemplate?: string;
+  /** No quota at all (the Unlimited tier); `quota` is then ignored. */
+  readonly unlimited?: boolean;
+  readonly description?: string;
+  /** Line of the policy in its file (for messages). */
+  readonly line?: number;
   readonly source: string;
 }
 
@@ -116,5 +132,8 @@ export interface BlockCondition {
   readonly type: 'USER' | 'IP' | 'IP_RANGE' | 'APPLICATION' | 'API';
   readonly value: string;
   readonly enabled: boolean;
+  /** Block everything that does NOT match (IP, IP_RANGE, USER, APPLICATION, API). */
   readonly invert?: boolean;
+  readonly line?: number;
+  readonly source?: string;
 }

@@ -29,6 +29,8 @@ import { loadTrustedCertificates } from '../../transport/tls/key-store.js';
 import { SecurityExtension, remoteIssuer, remoteJwks, type SecuritySources } from '../security/security-extension.js';
 import { startPizzaBackend } from '../sample/pizza-backend.js';
 import { removeGeneratedFiles } from '../../transport/tls/server-tls.js';
+import { ThrottlingExtension } from '../throttling/extension.js';
+import { startTrafficManager } from '../throttling/traffic-manager.js';
 
 export interface NodeOptions {
   readonly sampleBackend?: boolean;
@@ -262,6 +264,10 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
       // Gateway extensions (security, throttling...) are added to `extensions` before this line: `store`
       // (apim_db, or a gateway-worker's replica kept current by ArtifactSync) and `bus` are ready here.
       extensions.push(new SecurityExtension(config, log, bus, securitySources(config, km, store!), tls));
+      // Throttling: policies (the files, and the store's through the admin API), shared counters, Redis sync.
+      const throttling = new ThrottlingExtension(config, log, bus);
+      extensions.push(throttling);
+      stops.push(await followStorePolicies(store!, throttling, bus));
       const n = notifier;
       gateway = await startGateway(config, log, tls, extensions, {
         apis: apis!,
@@ -278,6 +284,9 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
         await sync.replayRevocations();
         await sync.start();
       }
+    } else if (r.trafficManager) {
+      const tm = await startTrafficManager(config, log, bus);
+      stops.push(() => tm.stop());
     }
   } catch (err) {
     log.fatal((err as Error).message);
@@ -376,4 +385,23 @@ function securitySources(config: Config, km: RunningKeyManager | null, store: Ap
     loadRevoked: () => store.tokens.listInvalidUnexpired(Date.now()),
     jwksRefreshMs: v.jwksRefreshMs,
   };
+}
+
+/**
+ * The admin API's door to the throttling policies: what the store holds is merged after the policy files,
+ * now and whenever a `registry.changed` of kind `policies` arrives. The extension announces its own
+ * deployments with the same event, so an unchanged store is not applied again.
+ */
+async function followStorePolicies(store: ApimStore, throttling: ThrottlingExtension, bus: EventBus): Promise<() => void> {
+  let last = '';
+  const load = async (): Promise<void> => {
+    const policies = await store.policies.list();
+    const blockConditions = await store.policies.listBlockConditions();
+    const key = JSON.stringify([policies, blockConditions]);
+    if (key === last) return;
+    last = key;
+    await throttling.setPolicies('store', policies.length || blockConditions.length ? { policies, blockConditions } : null);
+  };
+  await load();
+  return bus.subscribe('registry.changed', (e) => (e.kind === 'policies' ? load() : undefined));
 }

@@ -1,0 +1,48 @@
+/**
+ * The 64-bit fingerprint of a throttle key: two independent 32-bit hashes of its UTF-16 code units
+ * (FNV-1a, and a multiply-xorshift hash with another seed). A counter slot is found by the low half and
+ * owned by the whole fingerprint, so two keys share a counter only if both hashes collide (about 1 in 2^64
+ * per pair). The io threads keep it as two numbers (no bigint on the hot path); the slot's FP word holds
+ * it as one 64-bit value. (0, 0) and (-1, -1) are reserved (empty slot, deleted slot).
+ */
+export interface KeyHash {
+  hi: number;
+  lo: number;
+}
+
+export function hashInto(key: string, out: KeyHash): KeyHash {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x9e3779b9 ^ key.length;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 0x01000193);
+    h2 = Math.imul(h2 ^ c, 0x5bd1e995);
+    h2 ^= h2 >>> 15;
+  }
+  h1 ^= h1 >>> 16;
+  h1 = Math.imul(h1, 0x85ebca6b);
+  h1 ^= h1 >>> 13;
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 0xc2b2ae35);
+  h2 ^= h2 >>> 16;
+  let hi = h1 | 0;
+  let lo = h2 | 0;
+  if (hi === 0 && lo === 0) lo = 1;
+  else if (hi === -1 && lo === -1) { hi = 0; lo = 2; }
+  out.hi = hi;
+  out.lo = lo;
+  return out;
+}
+
+export function hashOf(key: string): KeyHash {
+  return hashInto(key, { hi: 0, lo: 0 });
+}
+
+/** The FP word of a hash. */
+export function fpWord(h: KeyHash): bigint {
+  return BigInt.asIntN(64, (BigInt(h.hi) << 32n) | BigInt(h.lo >>> 0));
+}
+
+/** The fingerprint of a key as its FP word (main thread, tests). */
+export function fingerprint(key: string): bigint {
+  return fpWord(hashOf(key));
+}
