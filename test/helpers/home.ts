@@ -1,27 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'smol-toml';
 
 const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/**
- * A port that was free a moment ago on 127.0.0.1, chosen below the kernel's ephemeral range (32768+) so
- * that the outgoing connections of tests running in parallel cannot take it in the meantime.
- */
-export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = 12000 + Math.floor(Math.random() * 20000);
-    const free = await new Promise<boolean>((resolve) => {
-      const s = net.createServer();
-      s.once('error', () => resolve(false));
-      s.listen({ port, host: '127.0.0.1', exclusive: true }, () => s.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-}
+export { freePort } from './ports.js';
+import { freePort } from './ports.js';
 
 function merge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
   for (const [k0, v0] of Object.entries(b)) {
