@@ -52,6 +52,21 @@ export const SLUICE_KEYS = [
   // [sluice.keymanager]
   key('sluice.keymanager', 'applications_rescan_interval', 'duration', { default: 5000, sluice: true,
     notes: 'declarative applications: periodic rescan beside the file watcher' }),
+  // [sluice.websocket]: WebSocket APIs (docs/websocket.md)
+  key('sluice.websocket', 'max_message_size', 'integer', { default: 16777216, min: 1024, sluice: true,
+    notes: 'largest WebSocket message, bytes, either way; a client that sends a larger one is disconnected (1006)' }),
+  key('sluice.websocket', 'idle_timeout', 'duration', { default: 120000, sluice: true,
+    notes: 'a client connection with no traffic for this long is closed; the gateway pings idle clients first. 0 disables; otherwise 8s to 960s' }),
+  key('sluice.websocket', 'high_water_mark', 'integer', { default: 1048576, min: 16384, sluice: true,
+    notes: 'bytes waiting for a slow client above which the backend is paused until they drain to half' }),
+  key('sluice.websocket', 'max_buffered_bytes', 'integer', { default: 33554432, min: 65536, sluice: true,
+    notes: 'bytes waiting for a slow backend above which the client is closed with 1013 (uWebSockets.js cannot pause a client)' }),
+  key('sluice.websocket', 'close_timeout', 'duration', { default: 5000, sluice: true,
+    notes: 'how long the gateway waits for a backend to answer a close frame before dropping the connection' }),
+  key('sluice.websocket', 'query_token', 'boolean', { default: true, sluice: true,
+    notes: 'accept the access token as the access_token query parameter of the handshake (browsers cannot set headers)' }),
+  key('sluice.websocket', 'throttle_action', 'string', { default: 'close', allowed: ['close', 'drop'], sluice: true,
+    notes: 'a message over a throttling limit: close the connection with 4429, or drop the message' }),
   // [sluice.log]
   key('sluice.log', 'level', 'string', { default: 'info', allowed: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], sluice: true }),
   key('sluice.log', 'format', 'string', { default: 'text', allowed: ['text', 'json'], sluice: true }),

@@ -5,7 +5,7 @@ import { HeaderRules, type HeaderRulesSettings } from '../../transport/header-ru
 import { ProxyRules } from '../../transport/sender/proxy-rules.js';
 import type { SenderProxyView, PassthruView, ListenerView } from '../../conf/views/passthru.js';
 import type { ApiDefinition } from '../registry/types.js';
-import { SenderPools, type SenderSettings } from './backend-target.js';
+import { SenderPools, identityCheck, type SenderSettings } from './backend-target.js';
 import { DeployedApis } from './deployed-apis.js';
 import type { FaultRenderer } from './fault.js';
 import { SequenceFaultRenderer } from './sequence-faults.js';
@@ -17,6 +17,7 @@ import { SharedStateReceiver } from './shared-state.js';
 import { GatewaySecurity } from '../security/gateway-security.js';
 import { Admission, WorkerPool } from './worker-pool.js';
 import { publishCall, hasCallSubscribers } from './call-events.js';
+import { WebSocketGateway, type WebSocketSettings } from '../websocket/websocket-gateway.js';
 
 export interface ListenerTlsFiles {
   readonly keyFile: string;
@@ -39,6 +40,8 @@ export interface GatewayThreadInit {
   readonly globalTimeoutMs: number;
   readonly apis: readonly ApiDefinition[];
   readonly sequences: SequenceSet;
+  /** WebSocket APIs ([sluice.websocket], [transport.ws], [transport.wss]). */
+  readonly websocket: WebSocketSettings;
   /** Initial values of the shared state keys (see shared-state.ts). */
   readonly state: Readonly<Record<string, unknown>>;
 }
@@ -73,6 +76,7 @@ export class GatewayThread implements GatewayRuntime {
   readonly ioBufferSize: number;
   readonly pools: SenderPools;
   readonly deployed: DeployedApis;
+  readonly ws: WebSocketGateway;
   private readonly inFlight = new Set<MessageContext>();
   private readonly listenSockets: us_listen_socket[] = [];
   private readonly apps: TemplatedApp[] = [];
@@ -103,6 +107,10 @@ export class GatewayThread implements GatewayRuntime {
     this.state = new SharedStateReceiver(init.state);
     this.security = new GatewaySecurity(this.state, log, (payload) => this.notifyMain('security', payload));
     this.phases = buildPhases(this);
+    const s = init.sender;
+    this.ws = new WebSocketGateway(this, init.websocket, {
+      ca: s.ca, checkServerIdentity: identityCheck(s.hostnameVerifier), clientKeyPem: s.clientKeyPem, clientCertPem: s.clientCertPem,
+    }, this.faults.registry, init.sequences, s.connectTimeoutMs);
     this.maxOpen = p.maxOpenConnections < 0 ? -1 : Math.max(1, Math.floor(p.maxOpenConnections / init.threads));
     this.sweeper = setInterval(() => this.sweep(), 1000);
     this.sweeper.unref();
@@ -132,6 +140,8 @@ export class GatewayThread implements GatewayRuntime {
 
   private route(app: TemplatedApp, secure: boolean): void {
     const handler = secure ? this.onHttpsRequest : this.onHttpRequest;
+    // Upgrade requests to WS APIs go to the WebSocket behavior; it yields every other upgrade to `any`.
+    app.ws('/*', this.ws.behavior(secure));
     app.any('/*', handler);
     this.apps.push(app);
   }
@@ -171,6 +181,14 @@ export class GatewayThread implements GatewayRuntime {
       return;
     }
     if (ctx.hasBody) res.onData(ctx.onClientData);
+    this.admit(ctx);
+  }
+
+  /**
+   * A started message (onMessageStart) whose request facts are set, an HTTP call or a WebSocket handshake:
+   * a worker pool slot, then the phases. A full queue answers 503.
+   */
+  admit(ctx: MessageContext): void {
     const a = this.workerPool.admit(ctx);
     if (a === Admission.ADMITTED) { ctx.onSlot(); return; }
     if (a === Admission.QUEUED) { ctx.slot = Slot.WAITING; ctx.phase = MessagePhase.QUEUED; return; }
@@ -192,7 +210,7 @@ export class GatewayThread implements GatewayRuntime {
     ctx.slot = Slot.NONE;
     if (hasCallSubscribers()) publishCall(ctx);
     if (this.acceptingPaused && this.inFlight.size < this.maxOpen * 0.9) this.resumeAccepting();
-    if (this.stopping && this.inFlight.size === 0 && this.drained) this.drained();
+    if (this.stopping && this.inFlight.size === 0 && this.ws.sessionCount === 0 && this.drained) this.drained();
   }
 
   private pauseAccepting(): void {
@@ -218,6 +236,7 @@ export class GatewayThread implements GatewayRuntime {
   /** New sequences: a new registry, swapped whole (calls in flight keep the one they hold). */
   deploySequences(set: SequenceSet): void {
     this.faults.registry = SequenceRegistry.compile(set, { logger: this.log, codecs: this.codecs });
+    this.ws.deploySequences(this.faults.registry, set);
   }
 
   /** Once a second: calls past the global timeout get their 504. */
@@ -245,11 +264,18 @@ export class GatewayThread implements GatewayRuntime {
       };
       const timer = setTimeout(() => {
         if (this.inFlight.size) this.log.warn({ inFlight: this.inFlight.size }, 'graceful stop deadline passed; closing calls in flight');
+        if (this.ws.sessionCount) this.log.warn({ sessions: this.ws.sessionCount }, 'graceful stop deadline passed; dropping WebSocket sessions');
         for (const ctx of [...this.inFlight]) { ctx.exchange?.abort(); if (!ctx.aborted && !ctx.finished) ctx.res.close(); ctx.finish(); }
+        this.ws.terminateAll();
         done();
       }, deadlineMs);
-      if (this.inFlight.size === 0) done();
-      else this.drained = done;
+      const idle = (): boolean => this.inFlight.size === 0 && this.ws.sessionCount === 0;
+      let finished = false;
+      const once = (): void => { if (!finished) { finished = true; done(); } };
+      this.drained = once;
+      // WebSocket sessions get 1001 now; the stop completes when they and the calls in flight are done.
+      this.ws.closeAll(() => { if (idle()) once(); });
+      if (idle()) once();
     });
   }
 

@@ -7,6 +7,7 @@ import { LocalEventBus } from '../events/event-bus.js';
 import { startGateway, listenerTlsMaterial, type RunningGateway } from './gateway-role.js';
 import { startKeyManager, type RunningKeyManager } from '../keymanager/start.js';
 import { SecurityExtension, remoteJwks, type SecuritySources } from '../security/security-extension.js';
+import { WebSocketExtension } from '../websocket/websocket-extension.js';
 import { tokenValidationView, senderTls } from '../../conf/typed-config.js';
 import { loadTrustedCertificates } from '../../transport/tls/key-store.js';
 import { openStore } from '../store/index.js';
@@ -49,7 +50,8 @@ export async function startNode(config: Config, opts: NodeOptions = {}): Promise
     if (r.gateway) {
       const sources = km ? localSecuritySources(km) : await remoteSecuritySources(config, log, stops);
       const security = new SecurityExtension(config, log, bus, sources, tls);
-      gateway = await startGateway(config, log, tls, [security]);
+      const websocket = new WebSocketExtension(config.home.policiesDir, log);
+      gateway = await startGateway(config, log, tls, [security, websocket]);
       stops.push(() => gateway!.stop());
     }
   } catch (err) {
