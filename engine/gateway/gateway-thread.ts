@@ -260,6 +260,9 @@ export class GatewayThread implements GatewayRuntime {
         this.workerPool.stop();
         this.security.stop();
         this.pools.destroyAll();
+        // Sockets uWS still holds (a WebSocket client that has not answered our close frame, an idle
+        // keep-alive connection) would abort the process when the thread's loop closes: close them all.
+        for (const app of this.apps) (app as TemplatedApp & { close?: () => void }).close?.();
         resolve();
       };
       const timer = setTimeout(() => {

@@ -66,7 +66,7 @@ t.test('a client that leaves during the handshake leaves no backend socket', asy
   const sockets = new Set<net.Socket>();
   const slow = new WebSocketServer({
     port: 0, host: '127.0.0.1',
-    verifyClient: (_info: unknown, cb: (ok: boolean) => void) => { setTimeout(() => cb(true), 800); },
+    verifyClient: (_info: unknown, cb: (ok: boolean) => void) => { setTimeout(() => cb(true), 2000); },
   });
   // Every TCP connection the backend accepts, handshake done or not.
   let tcp = 0;
@@ -82,10 +82,10 @@ t.test('a client that leaves during the handshake leaves no backend socket', asy
   const { default: WebSocket } = await import('ws');
   const c = new WebSocket(`ws://127.0.0.1:${s.home.ports.http}/slow/1.0.0`, { headers: { authorization: `Bearer ${token}` } });
   c.on('error', () => {});
-  await new Promise((r) => setTimeout(r, 300));
+  // The gateway has connected to the backend, which is still deciding: the client leaves now.
+  await eventually(() => tcp === 1, 'the gateway to connect to the backend');
   c.terminate();
-  await new Promise((r) => setTimeout(r, 1500));
-  t.equal(tcp, 1, 'the gateway had connected to the backend');
+  await new Promise((r) => setTimeout(r, 2500));
   await eventually(() => sockets.size === 0, 'the backend socket of the abandoned handshake to close');
   t.pass('no backend socket left');
 });
@@ -105,4 +105,22 @@ t.test('a stopping gateway closes sessions with 1001 on both sides', async (t) =
   t.equal((await end).code, 1001, 'client: 1001');
   t.equal(await backendEnd, 1001, 'backend: 1001');
   await eventually(() => be.open() === 0, 'backend sockets to close');
+});
+
+t.test('a client that never answers the close frame neither holds up nor breaks the stop', async (t) => {
+  const be = await wsBackend(t);
+  const s = await startSecured(t, {
+    apis: { ws: wsApiToml({ name: 'Ws', context: '/ws', production: be.url, authType: 'None' }) },
+  });
+  const o = await wsOpen(`ws://127.0.0.1:${s.home.ports.http}/ws/1.0.0`);
+  const c = o.ws!;
+  // Reads nothing more: our close frame stays unanswered.
+  (c as unknown as { _socket: net.Socket })._socket.pause();
+  const t0 = Date.now();
+  await s.stop();
+  t.ok(Date.now() - t0 < 10_000, `stopped in ${Date.now() - t0} ms`);
+  await new Promise((r) => setTimeout(r, 500));
+  t.pass('the process is still alive (uWS sockets were closed before the io thread ended)');
+  await eventually(() => be.open() === 0, 'the backend connection to close');
+  c.terminate();
 });

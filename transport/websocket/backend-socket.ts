@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
 import type tls from 'node:tls';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { ProtocolState } from '../protocol-state.js';
 import { BackendTransportError, TransportErrorCode, baseForSocketError } from '../transport-errors.js';
 
@@ -69,6 +70,14 @@ function nonZeroMask(mask: Buffer): void {
   if ((mask[0] | mask[1] | mask[2] | mask[3]) === 0) mask[0] = 1;
 }
 
+let WebSocketClass: typeof WebSocket | null = null;
+
+/** ws is loaded on the first WebSocket handshake: a gateway without WS APIs starts without it. */
+function wsClass(): typeof WebSocket {
+  WebSocketClass ??= createRequire(import.meta.url)('ws') as typeof WebSocket;
+  return WebSocketClass;
+}
+
 function wsUrl(url: string): string {
   if (url.startsWith('http://')) return 'ws://' + url.slice(7);
   if (url.startsWith('https://')) return 'wss://' + url.slice(8);
@@ -83,7 +92,8 @@ function wsUrl(url: string): string {
  */
 export function openBackend(o: BackendSocketOptions, handler: BackendOpenHandler): PendingBackend {
   const t = o.tls;
-  const ws = new WebSocket(wsUrl(o.url), [...o.protocols], {
+  const WS = wsClass();
+  const ws = new WS(wsUrl(o.url), [...o.protocols], {
     headers: o.headers,
     handshakeTimeout: o.handshakeTimeoutMs,
     maxPayload: o.maxPayload,
