@@ -12,7 +12,8 @@
  * through the gateway with a dispatchSeq that reads every message (json-eval in a filter).
  *
  * Environment: BENCH_DURATION (s, 8), BENCH_CONNECTIONS (32), BENCH_PIPELINE (16), BENCH_SIZE (bytes, 128),
- * BENCH_CLIENT_THREADS (2), BENCH_IO_THREADS (io_threads_per_reactor, 1).
+ * BENCH_CLIENT_THREADS (2), BENCH_IO_THREADS (io_threads_per_reactor, 1), BENCH_NODE_ARGS (flags for the Sluice
+ * process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
  * Prints a table and writes bench/results/websocket-<time>.json. Not part of `npm run bench`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -58,11 +59,8 @@ if (process.argv[2] === 'backend') {
 
 /** In a worker: `connections` clients, each with `pipeline` messages in flight, for `seconds`. */
 async function runLoad(task: LoadTask): Promise<LoadResult> {
-  const payload = Buffer.alloc(task.size, 0x61);
-  payload[0] = 0x7b; // '{': looks like JSON to the dispatch sequence, which reads it
-  payload.write('"k":"v"', 1);
-  payload[task.size - 1] = 0x7d;
-  const text = payload.toString();
+  // A JSON object of `size` bytes: the dispatch sequence scenario parses it.
+  const text = `{"k":"v","p":"${'a'.repeat(Math.max(0, task.size - 16))}"}`;
   let echoes = 0;
   let errors = 0;
   let closed = 0;
@@ -173,7 +171,8 @@ async function freeOffset(): Promise<number> {
 async function startSluice(backendUrl: string, withSequence: boolean): Promise<{ url: string; stop: () => Promise<void> }> {
   const offset = await freeOffset();
   const home = makeHome(offset, backendUrl, withSequence);
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/sluice.js'), 'start', '--home', home], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const nodeArgs = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/sluice.js'), 'start', '--home', home], { stdio: ['ignore', 'ignore', 'inherit'] });
   await waitPort(8280 + offset, 40000);
   // The APIs deploy as the gateway starts; give the io threads a moment.
   await new Promise((r) => setTimeout(r, 300));

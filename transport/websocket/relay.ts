@@ -44,12 +44,16 @@ const OPEN = 1;
 const TEXT = { binary: false };
 const BINARY = { binary: true };
 
-// uWebSockets.js sends from outside its own callbacks are corked so that a frame goes out in one write.
+// Sends to a client are queued and written in one uWebSockets.js cork per tick: the messages ws parsed
+// from one read of the backend socket leave in one write.
 let corkRelay: WsRelay<unknown> | null = null;
-let corkData: Buffer | null = null;
-let corkBinary = false;
-const corkSend = (): void => { corkRelay!.sendCorked(corkData!, corkBinary); };
-const corkPing = (): void => { corkRelay!.client!.ping(corkData!); };
+const corkFlush = (): void => { corkRelay!.flushCorked(); };
+const flushTick = (r: WsRelay<unknown>): void => { r.flushToClient(); };
+const PING = 2;
+const uncorkTick = (r: WsRelay<unknown>): void => { r.uncorkBackend(); };
+
+/** ws keeps its net.Socket in `_socket` (no public accessor); corking it batches our writes. */
+interface WithSocket { readonly _socket?: { cork(): void; uncork(): void } | null }
 
 /**
  * One WebSocket session through the gateway: the client's socket (uWebSockets.js) and the backend's (ws),
@@ -60,6 +64,11 @@ const corkPing = (): void => { corkRelay!.client!.ping(corkData!); };
  * wait for the client and resumed when uWebSockets.js reports the client drained to half of it. Client ->
  * backend, uWebSockets.js cannot pause a client, so writes queue in the backend socket; past
  * `maxBufferedBytes` the client is closed with 1013 (try again later).
+ *
+ * Writes are batched: frames for the client are queued and written in one uWS cork at the end of the tick
+ * (ws emits every message of one backend read in one tick); the backend socket is corked from the first
+ * client message of a loop iteration until its check phase (uWS delivers one read per callback and drains
+ * process.nextTick after each), so a burst goes out in one writev instead of a syscall per message.
  *
  * Pings are answered by each hop (uWebSockets.js for the client, ws for the backend) and also passed on
  * to the other side; pongs stop at the hop. Close codes pass through both ways; see `onClientClose` and
@@ -73,6 +82,11 @@ export class WsRelay<M> {
   private backendPaused = false;
   /** Backend messages that arrived before the client socket was attached: [data, isBinary, ...]. */
   private pending: (Buffer | boolean)[] | null = null;
+  /** Frames for the client, written at the end of the tick: [data, kind (0 text, 1 binary, 2 ping), ...]. */
+  private outQueue: (Buffer | number)[] = [];
+  private flushScheduled = false;
+  /** The backend socket is corked until the end of this tick (the client's messages of one read, one write). */
+  private backendCorked = false;
   private finished = false;
   private clientDone = false;
   private backendDone = false;
@@ -132,10 +146,24 @@ export class WsRelay<M> {
   toBackend(data: Buffer, isBinary: boolean): void {
     const backend = this.backend;
     if (backend.readyState !== OPEN) return;
+    if (!this.backendCorked) {
+      const sock = (backend as unknown as WithSocket)._socket;
+      if (sock) {
+        sock.cork();
+        this.backendCorked = true;
+        setImmediate(uncorkTick, this);
+      }
+    }
     backend.send(data, isBinary ? BINARY : TEXT);
     if (backend.bufferedAmount > this.settings.maxBufferedBytes) {
       this.close(CloseCode.TRY_AGAIN_LATER, 'The backend is not reading fast enough', CloseCode.GOING_AWAY, 'Client closed by the gateway');
     }
+  }
+
+  uncorkBackend(): void {
+    if (!this.backendCorked) return;
+    this.backendCorked = false;
+    (this.backend as unknown as WithSocket)._socket?.uncork();
   }
 
   /** uWS `drain`: the client took some of what waited; the backend goes on below half the mark. */
@@ -160,6 +188,7 @@ export class WsRelay<M> {
   onClientClose(code: number, reason: ArrayBuffer): void {
     this.clientOpen = false;
     this.client = null;
+    this.outQueue.length = 0;
     this.clientDone = true;
     if (this.clientCloseCode === 0) this.clientCloseCode = code;
     if (!this.closingClient) {
@@ -187,21 +216,39 @@ export class WsRelay<M> {
     this.toClient(data, isBinary);
   }
 
-  /** Sends to the client (uWS copies into its buffer or writes at once); pauses the backend past the mark. */
+  /** Sends to the client at the end of this tick (in order, in one cork); pauses the backend past the mark. */
   toClient(data: Buffer, isBinary: boolean): void {
+    this.queueForClient(data, isBinary ? 1 : 0);
+  }
+
+  private queueForClient(data: Buffer, kind: number): void {
     if (!this.clientOpen) return;
+    this.outQueue.push(data, kind);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    process.nextTick(flushTick, this);
+  }
+
+  /** Writes what is queued for the client (also called before a close frame, which must come last). */
+  flushToClient(): void {
+    this.flushScheduled = false;
+    if (this.outQueue.length === 0) return;
+    if (!this.clientOpen) { this.outQueue.length = 0; return; }
     corkRelay = this as WsRelay<unknown>;
-    corkData = data;
-    corkBinary = isBinary;
-    this.client!.cork(corkSend);
-    corkData = null;
+    this.client!.cork(corkFlush);
     corkRelay = null;
   }
 
-  /** Inside cork. */
-  sendCorked(data: Buffer, isBinary: boolean): void {
+  /** Inside cork: uWS copies each frame into its buffer (or writes it at the end of the cork). */
+  flushCorked(): void {
     const c = this.client!;
-    c.send(data, isBinary);
+    const q = this.outQueue;
+    for (let i = 0; i < q.length; i += 2) {
+      const kind = q[i + 1] as number;
+      if (kind === PING) c.ping(q[i] as Buffer);
+      else c.send(q[i] as Buffer, kind === 1);
+    }
+    q.length = 0;
     if (!this.backendPaused && c.getBufferedAmount() > this.settings.highWaterMark) {
       this.backendPaused = true;
       this.backend.pause();
@@ -209,12 +256,7 @@ export class WsRelay<M> {
   }
 
   private readonly onBackendPing = (data: Buffer): void => {
-    if (!this.clientOpen) return;
-    corkRelay = this as WsRelay<unknown>;
-    corkData = data;
-    this.client!.cork(corkPing);
-    corkData = null;
-    corkRelay = null;
+    this.queueForClient(data, PING);
   };
 
   private readonly onBackendError = (err: Error & { code?: string }): void => {
@@ -231,6 +273,7 @@ export class WsRelay<M> {
     if (this.backendCloseCode === 0) this.backendCloseCode = code;
     if (this.clientOpen && !this.closingClient) {
       if (this.cause === '') this.cause = 'backend';
+      this.flushToClient();
       this.closingClient = true;
       const c = this.client!;
       if (sendableCode(code)) c.end(code, closeReason(reason.toString()));
@@ -247,6 +290,7 @@ export class WsRelay<M> {
     if (this.cause === '') this.cause = 'gateway';
     this.closeBackend(backendCode, backendReason);
     if (this.clientOpen && !this.closingClient) {
+      this.flushToClient();
       this.closingClient = true;
       this.clientCloseCode = clientCode;
       this.client!.end(clientCode, closeReason(clientReason));
@@ -258,6 +302,7 @@ export class WsRelay<M> {
   }
 
   private closeBackend(code: number, reason: string): void {
+    this.uncorkBackend();
     const b = this.backend;
     if (b.readyState === OPEN) b.close(sendableCode(code) ? code : CloseCode.GOING_AWAY, closeReason(reason));
     else if (b.readyState === 0) b.terminate();
