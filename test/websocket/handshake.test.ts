@@ -135,3 +135,20 @@ t.test('backend failures at the handshake answer HTTP faults', async (t) => {
   t.equal(o.status, 504, 'no handshake answer in time: 504');
   t.equal(fault(o.body)?.code, 101508, 'code 101508 (connect timed out)');
 });
+
+t.test('a token that expires mid-session ends it with 1008, even when the client only listens', async (t) => {
+  const be = await wsBackend(t);
+  const s = await startSecured(t, {
+    conf: { oauth: { token_validation: { app_access_token_validity: 3 } } },
+    apis: { ws: wsApiToml({ name: 'Ws', context: '/ws', production: be.url }) },
+    apps: { app: appToml({ name: 'WsApp', keys: [{ id: 'ws-app', secret: 's' }], subscriptions: [{ api: 'Ws:1.0.0' }] }) },
+  });
+  const r = await s.token('ws-app', 's');
+  t.equal((r.json as { expires_in?: number }).expires_in, 3, 'a 3 s token');
+  const c = (await wsOpen(`ws://127.0.0.1:${s.home.ports.http}/ws/1.0.0`, { token: r.accessToken! })).ws!;
+  const backendEnd = new Promise<number>((res) => be.last()!.once('close', (code: number) => res(code)));
+  const { code, reason } = await closed(c, 10000);
+  t.equal(code, 1008, 'closed with 1008');
+  t.match(reason, /expired/);
+  t.equal(await backendEnd, 1001, 'the backend gets 1001');
+});
