@@ -47,6 +47,8 @@ export interface GatewayThreadInit {
 }
 
 const DIGITS = /^\d{1,15}$/;
+/** At the end of a stop: time for the last responses to leave before every remaining socket is closed. */
+const STOP_FLUSH_MS = 100;
 let headerSink: string[] = [];
 let contentLengths = 0;
 let firstContentLength = '';
@@ -261,9 +263,12 @@ export class GatewayThread implements GatewayRuntime {
         this.security.stop();
         this.pools.destroyAll();
         // Sockets uWS still holds (a WebSocket client that has not answered our close frame, an idle
-        // keep-alive connection) would abort the process when the thread's loop closes: close them all.
-        for (const app of this.apps) (app as TemplatedApp & { close?: () => void }).close?.();
-        resolve();
+        // keep-alive connection) would abort the process when the thread's loop closes: close them all,
+        // a moment after the last call ended so that its response, written inside a cork, has left.
+        setTimeout(() => {
+          for (const app of this.apps) (app as TemplatedApp & { close?: () => void }).close?.();
+          resolve();
+        }, STOP_FLUSH_MS);
       };
       const timer = setTimeout(() => {
         if (this.inFlight.size) this.log.warn({ inFlight: this.inFlight.size }, 'graceful stop deadline passed; closing calls in flight');

@@ -128,7 +128,8 @@ export class WsRelay<M> {
     const p = this.pending;
     this.pending = null;
     if (p !== null) for (let i = 0; i < p.length && this.clientOpen; i += 2) this.deliver(p[i] as Buffer, p[i + 1] as boolean);
-    if (this.backend.readyState !== OPEN && this.clientOpen) this.onBackendClose(this.backendCloseCode || CloseCode.ABNORMAL, Buffer.alloc(0));
+    // The backend closed before the client was attached: pass its close on now.
+    if (this.backendDone && this.clientOpen) this.onBackendClose(this.backendCloseCode || CloseCode.ABNORMAL, Buffer.alloc(0));
   }
 
   /** uWS `message`: `ab` is valid only during this call. */
