@@ -15,6 +15,7 @@ import { healthCheckView, accessLogView, analyticsView, tracingView, metricsView
 import { eventHubView, artifactSyncView, gatewayNotificationView, gatewayEnvironments, eventRedisView } from './views/control-plane.js';
 import { throttlingView } from './views/throttling.js';
 import { redisView } from './views/redis.js';
+import { websocketView } from './views/websocket.js';
 
 export * from './views/server.js';
 export * from './views/tls.js';
@@ -27,6 +28,7 @@ export * from './views/operations.js';
 export * from './views/control-plane.js';
 export * from './views/throttling.js';
 export * from './views/redis.js';
+export * from './views/websocket.js';
 
 /** Every view, built once: check-config uses it to find keys the operator set that nothing reads. */
 const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [
@@ -35,7 +37,7 @@ const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [
   corsView, backendJwtView, mutualSslView, transportHeadersView, tokenValidationView,
   healthCheckView, accessLogView, analyticsView, tracingView, metricsView,
   eventHubView, artifactSyncView, gatewayNotificationView, gatewayEnvironments, eventRedisView,
-  throttlingView, redisView,
+  throttlingView, redisView, websocketView,
 ];
 
 export function buildAllViews(config: Config): void {

@@ -35,7 +35,7 @@ export interface SenderSettings {
 
 const LOCAL_NAMES = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
 
-function identityCheck(verifier: string): tls.ConnectionOptions['checkServerIdentity'] {
+export function identityCheck(verifier: string): tls.ConnectionOptions['checkServerIdentity'] {
   const v = verifier.toLowerCase();
   if (v === 'allowall') return () => undefined;
   if (v === 'defaultandlocalhost') return (host, cert) => (LOCAL_NAMES.has(host) ? undefined : tls.checkServerIdentity(host, cert));

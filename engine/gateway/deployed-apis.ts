@@ -53,10 +53,11 @@ export class DeployedApis {
     const router = new ApiRouter(defs);
     const targets = new Map<ApiRuntime, { production: BackendTarget | null; sandbox: BackendTarget | null }>();
     for (const api of router.apis) {
+      // WS APIs get targets too: the handshake reads the URL, host and TLS from them (its pool stays unused).
       const e = api.def.endpoints;
       targets.set(api, {
-        production: e.production && api.def.type !== 'WS' ? this.pools.target(e.production) : null,
-        sandbox: e.sandbox && api.def.type !== 'WS' ? this.pools.target(e.sandbox) : null,
+        production: e.production ? this.pools.target(e.production) : null,
+        sandbox: e.sandbox ? this.pools.target(e.sandbox) : null,
       });
     }
     this.router = router;

@@ -5,7 +5,7 @@ import { HeaderRules, type HeaderRulesSettings } from '../../transport/header-ru
 import { ProxyRules } from '../../transport/sender/proxy-rules.js';
 import type { SenderProxyView, PassthruView, ListenerView } from '../../conf/views/passthru.js';
 import type { ApiDefinition } from '../registry/types.js';
-import { SenderPools, type SenderSettings } from './backend-target.js';
+import { SenderPools, identityCheck, type SenderSettings } from './backend-target.js';
 import { DeployedApis } from './deployed-apis.js';
 import type { FaultRenderer } from './fault.js';
 import { SequenceFaultRenderer } from './sequence-faults.js';
@@ -19,6 +19,7 @@ import { ApiMediation } from './api-mediation.js';
 import { Admission, WorkerPool } from './worker-pool.js';
 import { publishCall, hasCallSubscribers } from './call-events.js';
 import { TracePhase } from './telemetry/trace.js';
+import { WebSocketGateway, type WebSocketSettings } from '../websocket/websocket-gateway.js';
 
 export interface ListenerTlsFiles {
   readonly keyFile: string;
@@ -43,11 +44,15 @@ export interface GatewayThreadInit {
   readonly sequences: SequenceSet;
   /** Where the gateway forwards /token and /revoke (the key manager), with the certificates to trust. */
   readonly tokenApi: { readonly origin: string; readonly ca: readonly string[] } | null;
+  /** WebSocket APIs ([sluice.websocket], [transport.ws], [transport.wss]). */
+  readonly websocket: WebSocketSettings;
   /** Initial values of the shared state keys (see shared-state.ts). */
   readonly state: Readonly<Record<string, unknown>>;
 }
 
 const DIGITS = /^\d{1,15}$/;
+/** At the end of a stop: time for the last responses to leave before every remaining socket is closed. */
+const STOP_FLUSH_MS = 100;
 let headerSink: string[] = [];
 let contentLengths = 0;
 let firstContentLength = '';
@@ -80,6 +85,7 @@ export class GatewayThread implements GatewayRuntime {
   readonly ioBufferSize: number;
   readonly pools: SenderPools;
   readonly deployed: DeployedApis;
+  readonly ws: WebSocketGateway;
   private readonly inFlight = new Set<MessageContext>();
   private readonly listenSockets: us_listen_socket[] = [];
   private readonly apps: TemplatedApp[] = [];
@@ -113,6 +119,10 @@ export class GatewayThread implements GatewayRuntime {
     this.security = new GatewaySecurity(this.state, log, (payload) => this.notifyMain('security', payload));
     this.basePhases = buildPhases(this);
     this.phases = this.basePhases;
+    const s = init.sender;
+    this.ws = new WebSocketGateway(this, init.websocket, {
+      ca: s.ca, checkServerIdentity: identityCheck(s.hostnameVerifier), clientKeyPem: s.clientKeyPem, clientCertPem: s.clientCertPem,
+    }, this.faults.registry, init.sequences, s.connectTimeoutMs);
     this.maxOpen = p.maxOpenConnections < 0 ? -1 : Math.max(1, Math.floor(p.maxOpenConnections / init.threads));
     this.sweeper = setInterval(() => this.sweep(), 1000);
     this.sweeper.unref();
@@ -142,6 +152,8 @@ export class GatewayThread implements GatewayRuntime {
 
   private route(app: TemplatedApp, secure: boolean): void {
     const handler = secure ? this.onHttpsRequest : this.onHttpRequest;
+    // Upgrade requests to WS APIs go to the WebSocket behavior; it yields every other upgrade to `any`.
+    app.ws('/*', this.ws.behavior(secure));
     app.any('/*', handler);
     this.apps.push(app);
   }
@@ -181,6 +193,14 @@ export class GatewayThread implements GatewayRuntime {
       return;
     }
     if (ctx.hasBody) res.onData(ctx.onClientData);
+    this.admit(ctx);
+  }
+
+  /**
+   * A started message (onMessageStart) whose request facts are set, an HTTP call or a WebSocket handshake:
+   * a worker pool slot, then the phases. A full queue answers 503.
+   */
+  admit(ctx: MessageContext): void {
     const a = this.workerPool.admit(ctx);
     if (a === Admission.ADMITTED) { ctx.onSlot(); return; }
     if (a === Admission.QUEUED) { ctx.slot = Slot.WAITING; ctx.phase = MessagePhase.QUEUED; return; }
@@ -202,7 +222,7 @@ export class GatewayThread implements GatewayRuntime {
     ctx.slot = Slot.NONE;
     if (hasCallSubscribers()) publishCall(ctx);
     if (this.acceptingPaused && this.inFlight.size < this.maxOpen * 0.9) this.resumeAccepting();
-    if (this.stopping && this.inFlight.size === 0 && this.drained) this.drained();
+    if (this.stopping && this.inFlight.size === 0 && this.ws.sessionCount === 0 && this.drained) this.drained();
   }
 
   private pauseAccepting(): void {
@@ -239,6 +259,7 @@ export class GatewayThread implements GatewayRuntime {
   deploySequences(set: SequenceSet): void {
     this.faults.registry = SequenceRegistry.compile(set, { logger: this.log, codecs: this.codecs });
     this.mediation.deploy(set);
+    this.ws.deploySequences(this.faults.registry, set);
   }
 
   /** Once a second: calls past the global timeout get their 504. */
@@ -262,21 +283,28 @@ export class GatewayThread implements GatewayRuntime {
         this.workerPool.stop();
         this.security.stop();
         this.pools.destroyAll();
-        // Idle keep-alive client connections still hold uWS sockets: a worker terminated with them open
-        // aborts the process (uv_loop_close with open handles). App.close() (in the binary, not in the
-        // typings) closes every socket of the app; a moment later, so that the last responses are flushed.
+        // Sockets uWS still holds (a WebSocket client that has not answered our close frame, an idle
+        // keep-alive connection) would abort the process when the thread's loop closes: close them all,
+        // a moment after the last call ended so that its response, written inside a cork, has left.
         setTimeout(() => {
-          for (const app of this.apps) (app as unknown as { close?: () => void }).close?.();
+          for (const app of this.apps) (app as TemplatedApp & { close?: () => void }).close?.();
           resolve();
-        }, 200);
+        }, STOP_FLUSH_MS);
       };
       const timer = setTimeout(() => {
         if (this.inFlight.size) this.log.warn({ inFlight: this.inFlight.size }, 'graceful stop deadline passed; closing calls in flight');
+        if (this.ws.sessionCount) this.log.warn({ sessions: this.ws.sessionCount }, 'graceful stop deadline passed; dropping WebSocket sessions');
         for (const ctx of [...this.inFlight]) { ctx.exchange?.abort(); if (!ctx.aborted && !ctx.finished) ctx.res.close(); ctx.finish(); }
+        this.ws.terminateAll();
         done();
       }, deadlineMs);
-      if (this.inFlight.size === 0) done();
-      else this.drained = done;
+      const idle = (): boolean => this.inFlight.size === 0 && this.ws.sessionCount === 0;
+      let finished = false;
+      const once = (): void => { if (!finished) { finished = true; done(); } };
+      this.drained = once;
+      // WebSocket sessions get 1001 now; the stop completes when they and the calls in flight are done.
+      this.ws.closeAll(() => { if (idle()) once(); });
+      if (idle()) once();
     });
   }
 

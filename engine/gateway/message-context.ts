@@ -57,6 +57,16 @@ export interface AuthContext extends TokenFacts {
   readonly tier: string;
 }
 
+/**
+ * The step that ends the pipeline in place of the HTTP sender. A WebSocket handshake sets one
+ * (engine/websocket/handshake.ts): when every phase has continued, it opens the backend WebSocket and
+ * upgrades the client instead of starting an HTTP exchange. It answers through the context like the
+ * sender does (`fault`, `onError`, `respond`, or `finish` once upgraded).
+ */
+export interface TerminalStep {
+  dispatch(ctx: MessageContext): void;
+}
+
 /** Where the message is in its life, for logs and the access log. */
 export const MessagePhase = {
   RECEIVED: 0,
@@ -121,6 +131,8 @@ export class MessageContext implements SenderHandler {
   /** Set by authorize: the token's facts with this call's subscription. */
   auth: AuthContext | null = null;
   target: BackendTarget | null = null;
+  /** Replaces the HTTP sender at the end of the phases (a WebSocket handshake); null for HTTP calls. */
+  terminal: TerminalStep | null = null;
   /** Request headers the phases add for the backend (X-JWT-Assertion...), flat. */
   readonly extraBackendHeaders: string[] = [];
   /** Request header names the phases consumed and that must not reach the backend (lower-case). */
@@ -298,8 +310,13 @@ export class MessageContext implements SenderHandler {
     this.dispatch();
   }
 
-  /** Starts the backend exchange (the sender is the terminal phase). */
+  /** Starts the backend exchange (the sender is the terminal phase), or the terminal step when there is one. */
   private dispatch(): void {
+    if (this.terminal !== null) {
+      this.phase = MessagePhase.SENDING;
+      this.terminal.dispatch(this);
+      return;
+    }
     const target = this.target;
     if (target === null) {
       this.fault({ code: 101503, status: 503, message: 'Runtime Error', description: 'No endpoint is configured for this API', sequence: 'fault' });

@@ -10,10 +10,11 @@ import { GraphqlQueryPhase } from './phases/graphql-query.js';
 import { BackendJwtPhase } from './phases/backend-jwt.js';
 import { InSequencePhase } from './phases/in-sequence.js';
 import { ThrottlePhase } from '../throttling/throttle-phase.js';
+import { UpgradeRequiredPhase } from '../websocket/upgrade-required-phase.js';
 
 /**
  * The gateway's request phases, in order (DESIGN.md "How a call flows"):
- *   resolve-api -> cors -> mutual-ssl -> authenticate -> authorize -> throttle -> graphql-query
+ *   resolve-api -> websocket-upgrade-required -> cors -> mutual-ssl -> authenticate -> authorize -> throttle -> graphql-query
  *   -> backend-jwt -> in-sequence -> validate-body
  * and then the sender. Each phase lives in engine/gateway/phases/ (or its subsystem's folder) and is added
  * here, where the order is visible in one place. Phases that a configuration does not need are left out.
@@ -22,6 +23,7 @@ export function buildPhases(thread: GatewayThread): GatewayPhase[] {
   const p = thread.init.passthru;
   const phases: GatewayPhase[] = [
     new ResolveApiPhase(thread.deployed),
+    new UpgradeRequiredPhase(),
     new CorsPhase(thread.security, thread.faults),
     new MutualSslPhase(thread.security),
     new AuthenticatePhase(thread.security),

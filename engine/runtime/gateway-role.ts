@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../../conf/config.js';
-import { hostname, listenerTls, logView, mediationView, passthruListeners, passthruView, senderProxies, senderTls, tokenValidationView } from '../../conf/typed-config.js';
+import { hostname, listenerTls, logView, mediationView, passthruListeners, passthruView, senderProxies, senderTls, tokenValidationView, websocketView } from '../../conf/typed-config.js';
 import { loadKeyMaterial, loadTrustedCertificates } from '../../transport/tls/key-store.js';
 import { prepareServerTls, removeGeneratedFiles, type ServerTlsMaterial } from '../../transport/tls/server-tls.js';
 import { ApiRegistry } from '../registry/api-registry.js';
@@ -39,6 +39,9 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
   const listeners = passthruListeners(config);
   const senderTlsView = senderTls(config);
   const keyStore = senderTlsView.keyStore ? loadKeyMaterial(senderTlsView.keyStore) : undefined;
+  const ws = websocketView(config);
+  // [transport.wss] sender.trust_store: a bad store stops the start with the file named (key-store.ts errors).
+  const wssCa = ws.wssTrustStore ? loadTrustedCertificates(ws.wssTrustStore) : undefined;
   const threads = new IoThreads(log);
 
   // Before anything starts: a port in use stops the start with nothing left running.
@@ -104,6 +107,7 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
     apis: initial,
     sequences: sequences.snapshot(),
     tokenApi: tokenApiFront(config, tls),
+    websocket: { ...ws, wssCa },
     state,
   });
   const count = passthru.ioThreads;

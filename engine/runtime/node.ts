@@ -25,6 +25,7 @@ import { TelemetryHub } from '../operations/telemetry-hub.js';
 import { mountHealthRoutes, type DataSource } from '../operations/health.js';
 import { LIVE_SECTIONS, changedKeys, classify, type ReloadReport } from '../operations/reload.js';
 import { LOG_LEVEL_STATE_KEY, TELEMETRY_STATE_KEY } from '../gateway/telemetry/types.js';
+import { WebSocketExtension } from '../websocket/websocket-extension.js';
 import { loadTrustedCertificates } from '../../transport/tls/key-store.js';
 import { SecurityExtension, remoteIssuer, remoteJwks, type SecuritySources } from '../security/security-extension.js';
 import { startPizzaBackend } from '../sample/pizza-backend.js';
@@ -268,6 +269,7 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
       const throttling = new ThrottlingExtension(config, log, bus);
       extensions.push(throttling);
       stops.push(await followStorePolicies(store!, throttling, bus));
+      extensions.push(new WebSocketExtension(config.home.policiesDir, log));
       const n = notifier;
       gateway = await startGateway(config, log, tls, extensions, {
         apis: apis!,

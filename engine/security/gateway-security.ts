@@ -301,6 +301,11 @@ export class GatewaySecurity {
     });
   }
 
+  /** Whether a token (its jti, or the hash of an opaque token) has been revoked: WebSocket sessions ask on each message. */
+  isRevoked(tokenId: string): boolean {
+    return this.revoked.has(tokenId);
+  }
+
   // ---- backend JWT -----------------------------------------------------------------------------------
 
   sign(task: SignTask): Promise<SignResult> {

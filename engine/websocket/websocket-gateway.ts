@@ -1,0 +1,279 @@
+import diagnostics from 'node:diagnostics_channel';
+import type { HttpRequest, HttpResponse, WebSocketBehavior, us_socket_context_t } from 'uWebSockets.js';
+import type WebSocket from 'ws';
+import type { GatewayRuntime } from '../gateway/message-context.js';
+import { MessageContext } from '../gateway/message-context.js';
+import type { DeployedApis } from '../gateway/deployed-apis.js';
+import type { SharedStateReceiver } from '../gateway/shared-state.js';
+import type { GatewaySecurity } from '../security/gateway-security.js';
+import type { HeaderRules } from '../../transport/header-rules.js';
+import type { WebSocketView } from '../../conf/views/websocket.js';
+import type { SequenceRegistry, SequenceSet, CallFacts } from '../../mediation/index.js';
+import { WsRelay, type RelayFilter, type RelayListener, type RelayRef } from '../../transport/websocket/relay.js';
+import type { BackendTls } from '../../transport/websocket/backend-socket.js';
+import { CloseCode } from '../../transport/websocket/close-codes.js';
+import { Handshake } from './handshake.js';
+import { LocalMessageThrottle, WS_POLICY_STATE, type MessagePolicies, type MessageThrottle } from './message-throttle.js';
+import { DispatchAction, WsDispatch } from './ws-dispatch.js';
+import { WsSession } from './ws-session.js';
+
+/** [sluice.websocket] and [transport.ws(s)] settings, with the wss trust store loaded (PEM): posted to io threads. */
+export interface WebSocketSettings extends WebSocketView {
+  /** CAs for wss:// backends from [transport.wss] sender.trust_store; undefined: the pass-through sender's. */
+  readonly wssCa: readonly string[] | undefined;
+}
+
+/** What the WebSocket side needs from its io thread (GatewayThread). */
+export interface WebSocketHost extends GatewayRuntime {
+  readonly deployed: DeployedApis;
+  readonly security: GatewaySecurity;
+  readonly state: SharedStateReceiver;
+  readonly headerRules: HeaderRules;
+  /** Starts a message as for an HTTP request: worker pool admission, then the phases, then its terminal step. */
+  admit(ctx: MessageContext): void;
+}
+
+export type Relay = WsRelay<WsSession>;
+
+/** Sessions opening and closing, for metrics and tests; nothing is published when nobody listens. */
+export const wsSessionChannel = diagnostics.channel('sluice:websocket:session');
+export interface WsSessionEvent {
+  readonly event: 'open' | 'close';
+  readonly relay: Relay;
+}
+
+const ACCESS_TOKEN = 'access_token';
+
+/**
+ * The WebSocket APIs of one io thread: the uWS behavior on the pass-through ports (plain and TLS), the
+ * handshake through the gateway's phases (handshake.ts), the open sessions and what each message passes
+ * on its way (token still valid, throttle, dispatch sequences). The relay itself is transport/websocket/.
+ */
+export class WebSocketGateway implements RelayFilter<WsSession>, RelayListener<WsSession> {
+  private readonly sessions = new Set<Relay>();
+  readonly throttle: MessageThrottle;
+  private readonly localThrottle: LocalMessageThrottle;
+  private dispatch: WsDispatch;
+  readonly backendTls: BackendTls;
+  private readonly sweeper: NodeJS.Timeout;
+  private onEmpty: (() => void) | null = null;
+
+  constructor(
+    readonly host: WebSocketHost,
+    readonly settings: WebSocketSettings,
+    senderTls: BackendTls,
+    registry: SequenceRegistry,
+    sequences: SequenceSet,
+    readonly connectTimeoutMs: number,
+  ) {
+    this.backendTls = settings.wssCa !== undefined ? { ...senderTls, ca: settings.wssCa } : senderTls;
+    this.localThrottle = new LocalMessageThrottle();
+    this.throttle = this.localThrottle;
+    host.state.on(WS_POLICY_STATE, (v) => this.localThrottle.setPolicies(v as MessagePolicies));
+    this.dispatch = this.compileDispatch(registry, sequences);
+    this.sweeper = setInterval(() => this.sweep(), 1000);
+    this.sweeper.unref();
+  }
+
+  private compileDispatch(registry: SequenceRegistry, set: SequenceSet): WsDispatch {
+    return new WsDispatch(registry, set, this.settings.ws, this.settings.wss);
+  }
+
+  /** New sequences deployed: open sessions use them from their next message. */
+  deploySequences(registry: SequenceRegistry, set: SequenceSet): void {
+    this.dispatch = this.compileDispatch(registry, set);
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  // ---- uWS ------------------------------------------------------------------------------------------
+
+  behavior(secure: boolean): WebSocketBehavior<RelayRef<WsSession>> {
+    const s = this.settings;
+    return {
+      maxPayloadLength: s.maxMessageSize,
+      // No uWS limit: the relay pauses the backend at high_water_mark, so nothing is ever dropped.
+      maxBackpressure: 0,
+      idleTimeout: s.idleTimeoutSec,
+      sendPingsAutomatically: true,
+      upgrade: (res, req, context) => this.upgrade(res, req, context, secure),
+      open: (ws) => ws.getUserData().relay.attachClient(ws),
+      message: (ws, message, isBinary) => ws.getUserData().relay.onClientMessage(message, isBinary),
+      drain: (ws) => ws.getUserData().relay.onClientDrain(),
+      ping: (ws, message) => ws.getUserData().relay.onClientPing(message),
+      close: (ws, code, message) => ws.getUserData().relay.onClientClose(code, message),
+    };
+  }
+
+  /**
+   * An upgrade request. Paths of WS APIs start a handshake; any other path is yielded to the HTTP handler
+   * (a `404` from `main`, or an HTTP API that ignores the Upgrade header).
+   */
+  private upgrade(res: HttpResponse, req: HttpRequest, context: us_socket_context_t, secure: boolean): void {
+    const path = req.getUrl();
+    const match = this.host.deployed.router.findApi(path);
+    if (match === null || match.api.def.type !== 'WS') {
+      req.setYield(true);
+      return;
+    }
+    const ctx = new MessageContext(this.host, res);
+    ctx.secure = secure;
+    ctx.method = req.getCaseSensitiveMethod();
+    ctx.path = path;
+    const h = ctx.reqHeaders;
+    req.forEach((k, v) => { h.push(k, v); });
+    const hs = new Handshake(this, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), context);
+    hs.bind(ctx);
+    ctx.terminal = hs;
+    ctx.query = this.takeQueryToken(ctx, req.getQuery() ?? '');
+    ctx.clientIp = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+    res.onAborted(hs.onAborted);
+    this.host.onMessageStart(ctx);
+    this.host.admit(ctx);
+  }
+
+  /**
+   * Browsers cannot set headers on a WebSocket: the token may come as `?access_token=`. It is taken out of
+   * the query (never forwarded, never logged) and, when the request has no auth header, put there as a
+   * Bearer token. The header wins when both are present.
+   */
+  private takeQueryToken(ctx: MessageContext, query: string): string {
+    if (query === '' || !query.includes(ACCESS_TOKEN)) return query;
+    const params = new URLSearchParams(query);
+    const token = params.get(ACCESS_TOKEN);
+    if (token === null) return query;
+    params.delete(ACCESS_TOKEN);
+    if (this.settings.queryToken) {
+      const header = this.host.security.settings?.authHeader ?? 'authorization';
+      if (ctx.header(header) === undefined && token !== '') ctx.reqHeaders.push(header, `Bearer ${token}`);
+    }
+    return params.toString();
+  }
+
+  // ---- sessions ----------------------------------------------------------------------------------------
+
+  /** The backend accepted the handshake: the session's relay, before the client is upgraded. */
+  newRelay(ctx: MessageContext, backend: WebSocket): Relay {
+    const api = ctx.api!.def;
+    const auth = ctx.auth;
+    const facts: CallFacts = {
+      apiName: api.name, apiVersion: api.version, apiContext: api.context,
+      ...(ctx.resource ? { resource: ctx.resource.def.uriTemplate } : {}),
+      ...(auth ? {
+        applicationName: auth.application, applicationOwner: auth.subscriber, consumerKey: auth.consumerKey,
+        userId: auth.user, keyType: auth.keyType, subscriptionTier: auth.tier,
+      } : {}),
+      clientIp: ctx.clientIp, method: ctx.method, path: ctx.query ? `${ctx.path}?${ctx.query}` : ctx.path,
+    };
+    const session = new WsSession(api, auth, facts, ctx.target!.tls, auth ? this.throttle.forSession(auth, api) : null, ctx.clientIp, ctx.path);
+    const relay = new WsRelay(session, backend, this.settings, this, this);
+    this.sessions.add(relay);
+    if (wsSessionChannel.hasSubscribers) wsSessionChannel.publish({ event: 'open', relay } satisfies WsSessionEvent);
+    this.host.log.debug({ session: session.id, api: api.id, path: ctx.path, application: auth?.application }, 'WebSocket session open');
+    return relay;
+  }
+
+  onRelayClosed(relay: Relay): void {
+    this.sessions.delete(relay);
+    const s = relay.meta;
+    this.host.log.debug({
+      session: s.id, api: s.api.id, cause: relay.cause, clientCode: relay.clientCloseCode, backendCode: relay.backendCloseCode,
+      inMessages: relay.inMessages, outMessages: relay.outMessages, inBytes: relay.inBytes, outBytes: relay.outBytes,
+      ms: Date.now() - relay.openedAt, ...(relay.backendError ? { backendError: relay.backendError } : {}),
+      ...(s.throttledDrops ? { throttledDrops: s.throttledDrops } : {}),
+    }, 'WebSocket session closed');
+    if (wsSessionChannel.hasSubscribers) wsSessionChannel.publish({ event: 'close', relay } satisfies WsSessionEvent);
+    if (this.sessions.size === 0 && this.onEmpty !== null) this.onEmpty();
+  }
+
+  // ---- RelayFilter: each message on its way -------------------------------------------------------------
+
+  inbound(relay: Relay, data: Buffer, isBinary: boolean): boolean {
+    const s = relay.meta;
+    const auth = s.auth;
+    if (auth !== null) {
+      const now = Date.now();
+      if (!this.tokenStillValid(relay, now)) return false;
+      const t = s.throttle;
+      if (t !== null) {
+        const v = t.admit(now);
+        if (!v.allowed) {
+          if (this.settings.throttleAction === 'drop') {
+            if (s.throttledDrops++ === 0) this.host.log.info({ session: s.id, api: s.api.id, application: auth.application, code: v.code }, 'WebSocket messages over the throttling limit are dropped');
+            return false;
+          }
+          const retry = Math.max(1, Math.ceil(v.retryAfterMs / 1000));
+          this.host.log.info({ session: s.id, api: s.api.id, application: auth.application, code: v.code }, 'WebSocket session throttled out: closed');
+          relay.close(CloseCode.THROTTLED, `${v.message} (${v.code}). Retry after ${retry}s`, CloseCode.GOING_AWAY, 'Client throttled out');
+          return false;
+        }
+      }
+    }
+    const d = this.dispatch;
+    if (d.inbound === null) return true;
+    const r = d.run(d.inbound, true, s.secureBackend, s.facts, data, isBinary);
+    switch (r.action) {
+      case DispatchAction.PASS: return true;
+      case DispatchAction.REPLACE: relay.toBackend(r.body, r.binary); return false;
+      case DispatchAction.RESPOND: relay.toClient(r.body, r.binary); return false;
+      default: this.dropped(relay, r.error, r.faultBody, r.faultBinary); return false;
+    }
+  }
+
+  outbound(relay: Relay, data: Buffer, isBinary: boolean): boolean {
+    const s = relay.meta;
+    const d = this.dispatch;
+    const seqs = s.secureBackend ? d.outbound.wss : d.outbound.ws;
+    if (seqs.length === 0) return true;
+    const r = d.run(seqs, false, s.secureBackend, s.facts, data, isBinary);
+    switch (r.action) {
+      case DispatchAction.PASS: return true;
+      case DispatchAction.REPLACE: relay.toClient(r.body, r.binary); return false;
+      default: this.dropped(relay, r.error, r.faultBody, r.faultBinary); return false;
+    }
+  }
+
+  private dropped(relay: Relay, error: string, faultBody: Buffer | null, faultBinary: boolean): void {
+    const s = relay.meta;
+    s.mediationDrops++;
+    if (error !== '') this.host.log.warn({ session: s.id, api: s.api.id, err: error }, 'a WebSocket dispatch sequence failed: message dropped');
+    if (faultBody !== null) relay.toClient(faultBody, faultBinary);
+  }
+
+  /** A token that expired or was revoked since the handshake ends the session (1008). */
+  private tokenStillValid(relay: Relay, now: number): boolean {
+    const auth = relay.meta.auth!;
+    const skewMs = (this.host.security.settings?.clockSkewSec ?? 0) * 1000;
+    let why = '';
+    if (auth.expiresAt > 0 && auth.expiresAt <= now - skewMs) why = 'The access token has expired';
+    else if (this.host.security.isRevoked(auth.tokenId)) why = 'The access token has been revoked';
+    if (why === '') return true;
+    this.host.log.info({ session: relay.meta.id, api: relay.meta.api.id, application: auth.application }, `WebSocket session closed: ${why.toLowerCase()}`);
+    relay.close(CloseCode.POLICY_VIOLATION, why, CloseCode.GOING_AWAY, 'Client credentials no longer valid');
+    return false;
+  }
+
+  /** Once a second: sessions that only receive learn about an expired or revoked token too. */
+  private sweep(): void {
+    if (this.sessions.size === 0) return;
+    const now = Date.now();
+    for (const r of this.sessions) if (r.meta.auth !== null && !r.closed) this.tokenStillValid(r, now);
+  }
+
+  // ---- stop ---------------------------------------------------------------------------------------------
+
+  /** Graceful stop: every session gets 1001; `then` runs once all are closed (at once when there are none). */
+  closeAll(then: () => void): void {
+    clearInterval(this.sweeper);
+    this.onEmpty = then;
+    if (this.sessions.size === 0) { then(); return; }
+    for (const r of [...this.sessions]) r.close(CloseCode.GOING_AWAY, 'The gateway is shutting down', CloseCode.GOING_AWAY, 'The gateway is shutting down');
+  }
+
+  /** Past the stop deadline: drop what is left without close frames. */
+  terminateAll(): void {
+    for (const r of [...this.sessions]) r.terminate();
+  }
+}
