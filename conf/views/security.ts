@@ -111,6 +111,8 @@ export interface TokenValidationView {
   /** [apim.http_client]: connections for key-validation calls. */
   readonly maxTotal: number;
   readonly maxPerRoute: number;
+  /** [sluice.websocket] require_subscription: a WebSocket handshake needs a subscription. */
+  readonly wsRequireSubscription: boolean;
 }
 
 function originOf(url: string | undefined, fallback: string): string {
@@ -138,5 +140,6 @@ export function tokenValidationView(config: Config): TokenValidationView {
     introspectionPassword: access.validation.password,
     maxTotal: config.get('apim.http_client.max_total'),
     maxPerRoute: config.get('apim.http_client.default_max_per_route'),
+    wsRequireSubscription: config.get('sluice.websocket.require_subscription'),
   };
 }

@@ -32,6 +32,8 @@ export interface SecuritySettings {
   readonly cache: { readonly enabled: boolean; readonly ttlMs: number; readonly maxEntries: number };
   readonly introspection: { readonly url: string; readonly authorization: string; readonly ca: readonly string[] | undefined; readonly connections: number };
   readonly realm: string;
+  /** A WebSocket handshake needs a subscription (else any valid token may connect). */
+  readonly wsRequireSubscription: boolean;
   readonly cors: CorsView;
   readonly mutualSsl: MutualSslView;
   readonly backendJwt: BackendJwtView & { readonly keyPem: string | undefined; readonly certPem: string | undefined };

@@ -94,6 +94,7 @@ export class SecurityExtension implements GatewayExtension {
         connections: Math.min(v.maxPerRoute, v.maxTotal),
       },
       realm: 'Sluice',
+      wsRequireSubscription: v.wsRequireSubscription,
       cors: corsView(this.config),
       mutualSsl: mutualSslView(this.config),
       backendJwt: { ...backendJwtView(this.config), keyPem: this.tls?.keyPem, certPem: this.tls?.certChainPem },

@@ -13,6 +13,7 @@ t.test('the handshake is checked like an HTTP call: token, subscription, scopes,
   const prod = await wsBackend(t);
   const sandbox = await wsBackend(t, (ws) => ws.on('message', () => ws.send('from sandbox')));
   const s = await startSecured(t, {
+    conf: { sluice: { websocket: { require_subscription: true } } },
     apis: {
       ws: wsApiToml({ name: 'Ws', context: '/ws', production: prod.url, sandbox: sandbox.url }),
       scoped: wsApiToml({ name: 'Scoped', context: '/scoped', production: prod.url, scopes: ['chat:write'] }),
@@ -151,4 +152,24 @@ t.test('a token that expires mid-session ends it with 1008, even when the client
   t.equal(code, 1008, 'closed with 1008');
   t.match(reason, /expired/);
   t.equal(await backendEnd, 1001, 'the backend gets 1001');
+});
+
+t.test('[sluice.websocket] require_subscription = false (the default): any valid token may connect; a held subscription is still refused', async (t) => {
+  const prod = await wsBackend(t);
+  const s = await startSecured(t, {
+    apis: { ws: wsApiToml({ name: 'Ws', context: '/ws', production: prod.url }) },
+    apps: {
+      held: appToml({ name: 'Held', keys: [{ id: 'held', secret: 'h' }], subscriptions: [{ api: 'Ws:1.0.0', state: 'ON_HOLD' }] }),
+      lonely: appToml({ name: 'Lonely', keys: [{ id: 'lonely', secret: 'l' }] }),
+    },
+  });
+  const gw = `ws://127.0.0.1:${s.home.ports.http}/ws/1.0.0`;
+  const open = await wsOpen(gw, { token: (await s.token('lonely', 'l')).accessToken! });
+  t.ok(open.ws, 'an application without a subscription connects');
+  open.ws?.close();
+  const held = await wsOpen(gw, { token: (await s.token('held', 'h')).accessToken! });
+  t.equal(held.status, 401);
+  t.equal(fault(held.body)?.code, 900909, 'an inactive subscription is refused');
+  const none = await wsOpen(gw, {});
+  t.equal(none.status, 401, 'a token is still required');
 });

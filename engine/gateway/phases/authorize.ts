@@ -4,6 +4,8 @@ import type { MessageContext } from '../message-context.js';
 import { PhaseResult, type GatewayPhase } from '../phase.js';
 import { SITUATION_FAULTS } from '../../../mediation/api-handler-errors.js';
 
+const OPEN_SUBSCRIPTION = { tier: 'Unlimited', state: 'UNBLOCKED' } as const;
+
 /**
  * Authorization of an authenticated call: the token type the resource allows (900905), the subscription
  * of the token's application to the API (900908 none, 900907 blocked, 900909 not active), the resource's
@@ -27,10 +29,15 @@ export class AuthorizePhase implements GatewayPhase {
       return PhaseResult.STOP;
     }
     const app = this.security.access.apps.get(token.application);
-    const sub = app?.subscriptions[api.def.id];
+    let sub = app?.subscriptions[api.def.id];
     if (sub === undefined) {
-      ctx.raise(900908);
-      return PhaseResult.STOP;
+      // WebSocket APIs may be open to any valid token ([sluice.websocket] require_subscription = false):
+      // the application's own tier still applies, the subscription tier is Unlimited.
+      if (api.def.type !== 'WS' || this.security.settings?.wsRequireSubscription !== false) {
+        ctx.raise(900908);
+        return PhaseResult.STOP;
+      }
+      sub = OPEN_SUBSCRIPTION;
     }
     if (sub.state === 'BLOCKED' || (sub.state === 'PROD_ONLY_BLOCKED' && token.keyType === 'PRODUCTION')) {
       ctx.raise(900907);
