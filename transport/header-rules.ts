@@ -56,12 +56,18 @@ export const SLUICE_SERVER = 'Sluice-PassThrough-HTTP';
 export class HeaderRules {
   private readonly requestDrop: Set<string>;
   private readonly responseDrop: Set<string>;
+  // Lengths of the dropped names: most headers are ruled out by length alone, before any hashing or
+  // lower-casing (names are new strings on every call).
+  private readonly requestLengths = new Uint8Array(256);
+  private readonly responseLengths = new Uint8Array(256);
 
   constructor(readonly settings: HeaderRulesSettings) {
     this.requestDrop = new Set([...REQUEST_DROP, ...settings.excludeFromBackendRequest.map((h) => h.toLowerCase())]);
     if (!settings.userAgentPreserve) this.requestDrop.add('user-agent');
     this.responseDrop = new Set([...RESPONSE_DROP, ...settings.excludeFromClientResponse.map((h) => h.toLowerCase())]);
     if (!settings.serverPreserve) this.responseDrop.add('server');
+    for (const n of this.requestDrop) if (n.length < 256) this.requestLengths[n.length] = 1;
+    for (const n of this.responseDrop) if (n.length < 256) this.responseLengths[n.length] = 1;
   }
 
   warnOnHttp500(host: string): boolean {
@@ -70,11 +76,16 @@ export class HeaderRules {
   }
 
   dropsRequestHeader(lowerName: string): boolean {
-    return this.requestDrop.has(lowerName);
+    return lowerName.length < 256 && this.requestLengths[lowerName.length] === 1 && this.requestDrop.has(lowerName);
   }
 
   dropsResponseHeader(lowerName: string): boolean {
-    return this.responseDrop.has(lowerName);
+    return lowerName.length < 256 && this.responseLengths[lowerName.length] === 1 && this.responseDrop.has(lowerName);
+  }
+
+  /** The same, for a name in any case (backend response headers): lower-cases only when the length fits. */
+  dropsResponseHeaderAnyCase(name: string): boolean {
+    return name.length < 256 && this.responseLengths[name.length] === 1 && this.responseDrop.has(name.toLowerCase());
   }
 }
 
@@ -132,12 +143,11 @@ export function buildBackendHead(src: HeaderSource, target: HeaderTarget, rules:
  */
 export function writeResponseHead(res: HttpResponse, status: number, statusText: string, headers: readonly string[], rules: HeaderRules, extra: readonly string[]): void {
   let block = statusText ? `${status} ${statusText}` : String(status);
-  const listed = connectionListed(lowerNames(headers));
+  const listed = connectionListedAnyCase(headers);
   for (let i = 0; i < headers.length; i += 2) {
     const name = headers[i]!;
-    const lower = name.toLowerCase();
-    if (rules.dropsResponseHeader(lower)) continue;
-    if (listed !== null && listed.includes(lower)) continue;
+    if (rules.dropsResponseHeaderAnyCase(name)) continue;
+    if (listed !== null && listed.includes(name.toLowerCase())) continue;
     block += `\r\n${name}: ${headers[i + 1]}`;
   }
   for (let i = 0; i < extra.length; i += 2) block += `\r\n${extra[i]}: ${extra[i + 1]}`;
@@ -146,10 +156,11 @@ export function writeResponseHead(res: HttpResponse, status: number, statusText:
   res.writeStatus(NON_ASCII.test(block) ? Buffer.from(block, 'latin1') : block);
 }
 
-function lowerNames(headers: readonly string[]): string[] {
-  // Only the Connection header's value matters here; find it case-insensitively without copying values.
+/** connectionListed for names in any case: only a 10-character name can be Connection. */
+function connectionListedAnyCase(headers: readonly string[]): string[] | null {
   for (let i = 0; i < headers.length; i += 2) {
-    if (headers[i]!.length === 10 && headers[i]!.toLowerCase() === 'connection') return ['connection', headers[i + 1]!];
+    const n = headers[i]!;
+    if (n.length === 10 && n.toLowerCase() === 'connection') return connectionListed(['connection', headers[i + 1]!]);
   }
-  return [];
+  return null;
 }

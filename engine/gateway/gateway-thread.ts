@@ -192,7 +192,7 @@ export class GatewayThread implements GatewayRuntime {
       ctx.fault({ code: 400, status: 400, message: 'Bad Request', description: 'Invalid or conflicting Content-Length / Transfer-Encoding headers', sequence: 'fault' });
       return;
     }
-    if (ctx.hasBody) res.onData(ctx.onClientData);
+    if (ctx.hasBody) res.onData(ctx.dataHandler());
     this.admit(ctx);
   }
 

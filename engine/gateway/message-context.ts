@@ -78,6 +78,8 @@ export const MessagePhase = {
 } as const;
 export type MessagePhase = (typeof MessagePhase)[keyof typeof MessagePhase];
 
+const NONE: readonly string[] = Object.freeze([]);
+
 /** The message's hold on a worker pool slot. */
 export const Slot = {
   NONE: 0,
@@ -125,7 +127,6 @@ export class MessageContext implements SenderHandler {
   api: ApiRuntime | null = null;
   resource: ResourceRuntime | null = null;
   resourcePath = '/';
-  readonly pathParams: string[] = [];
   /** Set by authenticate: the validated token. */
   token: TokenFacts | null = null;
   /** Set by authorize: the token's facts with this call's subscription. */
@@ -133,12 +134,10 @@ export class MessageContext implements SenderHandler {
   target: BackendTarget | null = null;
   /** Replaces the HTTP sender at the end of the phases (a WebSocket handshake); null for HTTP calls. */
   terminal: TerminalStep | null = null;
-  /** Request headers the phases add for the backend (X-JWT-Assertion...), flat. */
-  readonly extraBackendHeaders: string[] = [];
-  /** Request header names the phases consumed and that must not reach the backend (lower-case). */
-  readonly removedBackendHeaders: string[] = [];
-  /** Response headers the phases add for the client (CORS, rate limits), flat. */
-  readonly extraResponseHeaders: string[] = [];
+  // Headers the phases add or remove, made on first use only (most calls need none).
+  private addedBackend: string[] | null = null;
+  private removedBackend: string[] | null = null;
+  private addedResponse: string[] | null = null;
   /** Properties set by mediation or phases for later phases and the fault sequences. */
   properties: Map<string, unknown> | null = null;
   /** Trace ids of the call, set by the trace phase when tracing is on (engine/gateway/telemetry/trace.ts). */
@@ -200,10 +199,43 @@ export class MessageContext implements SenderHandler {
     return undefined;
   }
 
+  /** Request headers the phases add for the backend (X-JWT-Assertion...), flat [name, value, ...]. */
+  get extraBackendHeaders(): readonly string[] {
+    return this.addedBackend ?? NONE;
+  }
+
+  addBackendHeaders(...nameValues: string[]): void {
+    (this.addedBackend ??= []).push(...nameValues);
+  }
+
+  /** Request header names (lower-case) the phases consumed and that must not reach the backend. */
+  get removedBackendHeaders(): readonly string[] {
+    return this.removedBackend ?? NONE;
+  }
+
+  removeBackendHeader(lowerName: string): void {
+    const list = (this.removedBackend ??= []);
+    if (!list.includes(lowerName)) list.push(lowerName);
+  }
+
+  /** Response headers the phases add for the client (CORS, rate limits), flat [name, value, ...]. */
+  get extraResponseHeaders(): readonly string[] {
+    return this.addedResponse ?? NONE;
+  }
+
+  addResponseHeaders(...nameValues: string[]): void {
+    (this.addedResponse ??= []).push(...nameValues);
+  }
+
   // ---- request body from the client ----------------------------------------------------------------
 
+  /** The uWS onData handler of this call (made only for calls with a body). */
+  dataHandler(): (ab: ArrayBuffer, isLast: boolean) => void {
+    return (ab, isLast) => this.onClientData(ab, isLast);
+  }
+
   /** uWS onData: copies the chunk (uWS reuses its memory) and passes it on or keeps it. */
-  readonly onClientData = (ab: ArrayBuffer, isLast: boolean): void => {
+  onClientData(ab: ArrayBuffer, isLast: boolean): void {
     if (this.finished) return;
     const chunk = ab.byteLength ? Buffer.copyBytesFrom(new Uint8Array(ab)) : null;
     if (isLast) this.bodyComplete = true;
@@ -224,7 +256,8 @@ export class MessageContext implements SenderHandler {
       this.bodyWaiter = null;
       w();
     }
-  };
+  }
+
 
   /** Calls `then` once the whole request body is here (at once when there is none or it already is). */
   whenBodyComplete(then: () => void): void {

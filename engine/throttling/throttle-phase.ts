@@ -169,7 +169,7 @@ export class ThrottlePhase implements GatewayPhase {
     }
 
     if (this.bestRemaining >= 0 && cp.settings.rateLimitHeaders) {
-      ctx.extraResponseHeaders.push(
+      ctx.addResponseHeaders(
         'X-RateLimit-Limit', String(this.bestLimit),
         'X-RateLimit-Remaining', String(this.bestRemaining),
         'X-RateLimit-Reset', String(Math.max(1, Math.ceil(this.bestResetMs / 1000))),
@@ -275,7 +275,7 @@ export class ThrottlePhase implements GatewayPhase {
     if (q === null) { ctx.raise(code); return; }
     const retry = String(Math.max(1, Math.ceil(resetMs / 1000)));
     if (this.policies!.settings.rateLimitHeaders) {
-      ctx.extraResponseHeaders.push('X-RateLimit-Limit', String(q.limit), 'X-RateLimit-Remaining', '0', 'X-RateLimit-Reset', retry);
+      ctx.addResponseHeaders('X-RateLimit-Limit', String(q.limit), 'X-RateLimit-Remaining', '0', 'X-RateLimit-Reset', retry);
     }
     ctx.raise(code, {
       description: `${handlerError(code)!.description}. You can access the API again after ${new Date(this.now + resetMs).toISOString()}`,

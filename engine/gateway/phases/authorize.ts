@@ -67,7 +67,7 @@ export class AuthorizePhase implements GatewayPhase {
     }
     ctx.auth = { ...token, tier: sub.tier, applicationTier: app?.tier ?? token.applicationTier };
     const s = this.security.settings;
-    if (s !== null && !s.outboundAuthHeader) ctx.removedBackendHeaders.push(s.authHeader);
+    if (s !== null && !s.outboundAuthHeader) ctx.removeBackendHeader(s.authHeader);
     return PhaseResult.CONTINUE;
   }
 }

@@ -44,7 +44,7 @@ export class BackendJwtPhase implements GatewayPhase {
     const now = Date.now();
     const cached = j.cacheEnabled ? this.cache.get(key, now) : undefined;
     if (cached !== undefined) {
-      ctx.extraBackendHeaders.push(j.header, cached);
+      ctx.addBackendHeaders(j.header, cached);
       return PhaseResult.CONTINUE;
     }
     const exp = Math.floor(auth.expiresAt / 1000);
@@ -79,7 +79,7 @@ export class BackendJwtPhase implements GatewayPhase {
         }
         const until = j.cacheExpiryMs !== undefined ? Date.now() + j.cacheExpiryMs : auth.expiresAt;
         if (j.cacheEnabled) this.cache.set(key, r.jwt, Math.min(until, auth.expiresAt), Date.now());
-        ctx.extraBackendHeaders.push(j.header, r.jwt);
+        ctx.addBackendHeaders(j.header, r.jwt);
         ctx.proceed();
       }, (err: Error) => {
         if (!ctx.finished) ctx.fault({ code: 101510, status: 500, message: 'Runtime Error', description: `The backend JWT could not be generated: ${err.message}`, sequence: 'fault' });

@@ -39,9 +39,9 @@ export class CorsPhase implements GatewayPhase {
     const allowed = policy === null ? null : allowedOrigin(policy, origin!);
     if (!preflight) {
       if (allowed !== null) {
-        ctx.extraResponseHeaders.push('access-control-allow-origin', allowed);
-        if (policy!.allowCredentials) ctx.extraResponseHeaders.push('access-control-allow-credentials', 'true');
-        if (allowed !== '*') ctx.extraResponseHeaders.push('vary', 'Origin');
+        ctx.addResponseHeaders('access-control-allow-origin', allowed);
+        if (policy!.allowCredentials) ctx.addResponseHeaders('access-control-allow-credentials', 'true');
+        if (allowed !== '*') ctx.addResponseHeaders('vary', 'Origin');
       }
       // resolve-api let an OPTIONS without a resource through for the preflight; it is not one.
       if (ctx.resource === null) {

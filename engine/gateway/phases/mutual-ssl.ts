@@ -51,7 +51,7 @@ export class MutualSslPhase implements GatewayPhase {
       ctx.raise(900901, { description: 'Invalid Credentials. The client certificate is missing, unknown or expired' });
       return PhaseResult.STOP;
     }
-    ctx.removedBackendHeaders.push(s.mutualSsl.header);
+    ctx.removeBackendHeader(s.mutualSsl.header);
     return PhaseResult.CONTINUE;
   }
 }

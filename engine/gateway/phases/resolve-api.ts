@@ -40,7 +40,7 @@ export class ResolveApiPhase implements GatewayPhase {
       return PhaseResult.STOP;
     }
     // CORS preflight may have no OPTIONS resource of its own; the CORS phase decides for OPTIONS.
-    const resource = ApiRouter.findResource(api, ctx.method, match.resourcePath, ctx.pathParams);
+    const resource = ApiRouter.findResource(api, ctx.method, match.resourcePath, null);
     if (resource === null) {
       if (ctx.method === 'OPTIONS' && ApiRouter.hasPath(api, match.resourcePath)) return PhaseResult.CONTINUE;
       ctx.fault({ code: 900906, status: 403, message: 'No matching resource found for given API Request',

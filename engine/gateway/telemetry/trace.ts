@@ -97,10 +97,10 @@ export class TracePhase implements GatewayPhase {
     const t = traceFor(ctx);
     ctx.trace = t;
     const h = ctx.reqHeaders;
-    for (let i = 0; i < h.length; i += 2) if (PROPAGATION.has(h[i]!) && !ctx.removedBackendHeaders.includes(h[i]!)) ctx.removedBackendHeaders.push(h[i]!);
+    for (let i = 0; i < h.length; i += 2) if (PROPAGATION.has(h[i]!)) ctx.removeBackendHeader(h[i]!);
     const flags = t.sampled ? '01' : '00';
     const w3cTrace = t.traceId.length === 32 ? t.traceId : t.traceId.padStart(32, '0');
-    ctx.extraBackendHeaders.push(
+    ctx.addBackendHeaders(
       'x-b3-traceid', t.traceId,
       'x-b3-spanid', t.backendSpanId,
       'x-b3-parentspanid', t.spanId,
