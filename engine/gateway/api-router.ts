@@ -112,39 +112,49 @@ export class ApiRouter {
 
   /** The resource of the API for a verb and resource path; HEAD falls back to GET. */
   static findResource(api: ApiRuntime, verb: string, resourcePath: string, params: string[] | null): ResourceRuntime | null {
-    const hit = match(api.root, segmentsOf(resourcePath), 0, verb, params);
-    if (hit === null && verb === 'HEAD') return match(api.root, segmentsOf(resourcePath), 0, 'GET', params);
+    const hit = match(api.root, resourcePath, 0, verb, params);
+    if (hit === null && verb === 'HEAD') return match(api.root, resourcePath, 0, 'GET', params);
     return hit;
   }
 
   /** Whether any verb has a resource for this path (for CORS preflight). */
   static hasPath(api: ApiRuntime, resourcePath: string): boolean {
-    for (const v of api.verbs) if (match(api.root, segmentsOf(resourcePath), 0, v, null) !== null) return true;
+    for (const v of api.verbs) if (match(api.root, resourcePath, 0, v, null) !== null) return true;
     return false;
   }
 }
 
-function match(node: TrieNode, segs: readonly string[], i: number, verb: string, params: string[] | null): ResourceRuntime | null {
-  if (i === segs.length) {
+/**
+ * Walks the trie over the path in place (segments are cut only where a literal or `{param}` child needs
+ * one): the common `/*` resource matches without splitting the path at all.
+ */
+function match(node: TrieNode, path: string, pos: number, verb: string, params: string[] | null): ResourceRuntime | null {
+  while (pos < path.length && path.charCodeAt(pos) === SLASH) pos++;
+  if (pos >= path.length) {
     const exact = node.exact.get(verb);
     if (exact !== undefined) return exact;
     return node.rest.get(verb) ?? null;
   }
-  const seg = segs[i]!;
+  if (node.literal.size === 0 && node.param === null) return node.rest.get(verb) ?? null;
+  let end = path.indexOf('/', pos);
+  if (end < 0) end = path.length;
+  const seg = path.slice(pos, end);
   const lit = node.literal.get(seg);
   if (lit !== undefined) {
-    const r = match(lit, segs, i + 1, verb, params);
+    const r = match(lit, path, end, verb, params);
     if (r !== null) return r;
   }
   if (node.param !== null) {
     const mark = params?.length ?? 0;
     params?.push(decodeSegment(seg));
-    const r = match(node.param, segs, i + 1, verb, params);
+    const r = match(node.param, path, end, verb, params);
     if (r !== null) return r;
     if (params) params.length = mark;
   }
   return node.rest.get(verb) ?? null;
 }
+
+const SLASH = 0x2f;
 
 function decodeSegment(s: string): string {
   if (!s.includes('%')) return s;
