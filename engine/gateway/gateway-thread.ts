@@ -18,6 +18,7 @@ import { GatewaySecurity } from '../security/gateway-security.js';
 import { ApiMediation } from './api-mediation.js';
 import { Admission, WorkerPool } from './worker-pool.js';
 import { publishCall, hasCallSubscribers } from './call-events.js';
+import { ThrottlePhase } from '../throttling/throttle-phase.js';
 import { TracePhase } from './telemetry/trace.js';
 import { WebSocketGateway, type WebSocketSettings } from '../websocket/websocket-gateway.js';
 
@@ -122,7 +123,7 @@ export class GatewayThread implements GatewayRuntime {
     const s = init.sender;
     this.ws = new WebSocketGateway(this, init.websocket, {
       ca: s.ca, checkServerIdentity: identityCheck(s.hostnameVerifier), clientKeyPem: s.clientKeyPem, clientCertPem: s.clientCertPem,
-    }, this.faults.registry, init.sequences, s.connectTimeoutMs);
+    }, this.faults.registry, init.sequences, s.connectTimeoutMs, this.basePhases.find((x): x is ThrottlePhase => x instanceof ThrottlePhase) ?? null);
     this.maxOpen = p.maxOpenConnections < 0 ? -1 : Math.max(1, Math.floor(p.maxOpenConnections / init.threads));
     this.sweeper = setInterval(() => this.sweep(), 1000);
     this.sweeper.unref();

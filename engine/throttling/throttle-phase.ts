@@ -1,6 +1,6 @@
 import diagnostics from 'node:diagnostics_channel';
 import type { Logger } from 'pino';
-import type { MessageContext } from '../gateway/message-context.js';
+import type { AuthContext, MessageContext } from '../gateway/message-context.js';
 import { PhaseResult, type GatewayPhase } from '../gateway/phase.js';
 import type { SharedStateReceiver } from '../gateway/shared-state.js';
 import { callChannel } from '../gateway/call-events.js';
@@ -76,6 +76,11 @@ export class ThrottlePhase implements GatewayPhase {
   private bestRemaining = -1;
   private bestLimit = 0;
   private bestResetMs = 0;
+  /** The slot the last acquireLevel counted in (-1: the table was full). */
+  private lastSlot = -1;
+  /** Who a decision report names: the call's (or the WebSocket message's) API and caller. */
+  private decisionApi = '';
+  private decisionAuth: AuthContext | null = null;
 
   constructor(state: SharedStateReceiver, private readonly log: Logger) {
     state.on(STATE_COUNTERS, (v) => this.useCounters(v as CountersState));
@@ -122,6 +127,8 @@ export class ThrottlePhase implements GatewayPhase {
 
     const info = this.infoOf(api.def, cp);
     const auth = ctx.auth;
+    this.decisionApi = api.def.id;
+    this.decisionAuth = auth;
 
     // 1. Block conditions.
     const blocks = cp.blocks;
@@ -198,9 +205,27 @@ export class ThrottlePhase implements GatewayPhase {
    * and what earlier levels took was given back.
    */
   private count(ctx: MessageContext, level: ThrottleLevel, policy: string, key: string, h: KeyHash, q: CQuota): boolean {
+    const amount = q.kind === KIND_BANDWIDTH ? (ctx.contentLength > 0 ? Math.ceil(ctx.contentLength / q.unit) : 0) : 1;
+    const refusedFor = this.acquireLevel(level, policy, key, h, q, amount);
+    if (refusedFor >= 0) { this.throttleOut(ctx, level, q, refusedFor); return false; }
+    if (q.kind === KIND_BANDWIDTH && this.lastSlot >= 0) {
+      let list = ctx.properties?.get(BANDWIDTH_PROPERTY) as number[] | undefined;
+      if (list === undefined) { list = []; (ctx.properties ??= new Map()).set(BANDWIDTH_PROPERTY, list); }
+      list.push(this.lastSlot, q.windowMs, q.unit);
+    }
+    return true;
+  }
+
+  /**
+   * One level's count in the shared table, for a call or a WebSocket message (decisions name
+   * `decisionApi` / `decisionAuth`). Returns PASSED, or the ms to announce in Retry-After when the level
+   * refused (what the earlier levels took has been given back then).
+   */
+  private acquireLevel(level: ThrottleLevel, policy: string, key: string, h: KeyHash, q: CQuota, amount: number): number {
     const table = this.table!;
     const slot = table.slotOf(h);
-    if (slot < 0) { this.tableFull(); return true; }
+    this.lastSlot = slot;
+    if (slot < 0) { this.tableFull(); return PASSED; }
     if (table.claimed) this.announce(slot, key);
     // The slot's window length and limit, for the main thread: on claim and after a policy change.
     if (table.claimed || this.described[slot] !== this.revision) {
@@ -213,21 +238,13 @@ export class ThrottlePhase implements GatewayPhase {
     let count: number;
     if (q.kind === KIND_COUNT_ONLY) {
       count = table.add(slot, winNo, 1);
-      if (count > q.limit && table.note(slot, winNo, NOTE_OVER_QUOTA)) this.decide(ctx, level, policy, key, q, winNo, false);
-    } else if (q.kind === KIND_BANDWIDTH) {
-      const amount = ctx.contentLength > 0 ? Math.ceil(ctx.contentLength / q.unit) : 0;
-      ok = table.acquireUnder(slot, winNo, table.allowance(slot, winNo, q.limit, q.kind), amount);
-      count = table.count;
-      if (ok) {
-        this.take(slot, winNo, amount);
-        let list = ctx.properties?.get(BANDWIDTH_PROPERTY) as number[] | undefined;
-        if (list === undefined) { list = []; (ctx.properties ??= new Map()).set(BANDWIDTH_PROPERTY, list); }
-        list.push(slot, q.windowMs, q.unit);
-      }
+      if (count > q.limit && table.note(slot, winNo, NOTE_OVER_QUOTA)) this.decide(level, policy, key, q, winNo, false);
     } else {
-      ok = table.acquire(slot, winNo, table.allowance(slot, winNo, q.limit, q.kind), 1);
+      ok = q.kind === KIND_BANDWIDTH
+        ? table.acquireUnder(slot, winNo, table.allowance(slot, winNo, q.limit, q.kind), amount)
+        : table.acquire(slot, winNo, table.allowance(slot, winNo, q.limit, q.kind), 1);
       count = table.count;
-      if (ok) this.take(slot, winNo, 1);
+      if (ok) this.take(slot, winNo, amount);
     }
     const g = table.globalIn(slot, winNo);
     const used = g > count ? g : count;
@@ -236,12 +253,10 @@ export class ThrottlePhase implements GatewayPhase {
       if (q.kind === KIND_REQUESTS && count < q.limit && g < q.limit && table.mode === MODE_CLUSTER) {
         // Not the limit: this node's leases ran out before the next sync. Ask for more now; retry soon.
         if (table.raiseHungry()) this.post({ t: 'hungry' });
-        this.throttleOut(ctx, level, q, 1000);
-        return false;
+        return 1000;
       }
-      if (table.note(slot, winNo, NOTE_THROTTLED)) this.decide(ctx, level, policy, key, q, winNo, true);
-      this.throttleOut(ctx, level, q, resetMs);
-      return false;
+      if (table.note(slot, winNo, NOTE_THROTTLED)) this.decide(level, policy, key, q, winNo, true);
+      return resetMs;
     }
     if (q.kind !== KIND_BANDWIDTH) {
       const remaining = used >= q.limit ? 0 : q.limit - used;
@@ -251,7 +266,48 @@ export class ThrottlePhase implements GatewayPhase {
         this.bestResetMs = resetMs;
       }
     }
+    return PASSED;
+  }
+
+  /**
+   * A WebSocket message of a session (engine/websocket/shared-message-throttle.ts): counted against the
+   * subscription's burst control and quota and the application's policy, in the same counters as calls on
+   * that subscription, so every io thread (and, with Redis, every node) sees one limit. False: refused;
+   * `refusal` says by which level and for how long.
+   */
+  countMessage(now: number, auth: AuthContext, apiId: string, refusal: { code: number; retryAfterMs: number }): boolean {
+    const cp = this.policies;
+    if (cp === null || this.table === null) return true;
+    this.now = now;
+    this.taken = 0;
+    this.bestRemaining = -1;
+    this.decisionApi = apiId;
+    this.decisionAuth = auth;
+    const sub = cp.resolve('subscription', auth.tier);
+    if (sub !== null) {
+      const subKey = `${auth.application}${SEP}${apiId}${SEP}${auth.tier}`;
+      if (sub.burst !== null) {
+        const k = `b${SEP}${subKey}`;
+        const r = this.acquireLevel('burst', sub.name, k, hashInto(k, this.h), sub.burst, 1);
+        if (r >= 0) return refuse(refusal, 'burst', r);
+      }
+      const k = `s${SEP}${subKey}`;
+      const r = this.acquireLevel('subscription', sub.name, k, hashInto(k, this.h), sub.quota!, 1);
+      if (r >= 0) return refuse(refusal, 'subscription', r);
+    }
+    const app = cp.resolve('application', auth.applicationTier);
+    if (app !== null) {
+      const k = `p${SEP}${auth.application}${SEP}${auth.user}${SEP}${auth.applicationTier}`;
+      const r = this.acquireLevel('application', app.name, k, hashInto(k, this.h), app.quota!, 1);
+      if (r >= 0) return refuse(refusal, 'application', r);
+    }
     return true;
+  }
+
+  /** Whether a session with these policies is throttled at all (neither policy resolves: no). */
+  limitsMessages(auth: AuthContext): boolean {
+    const cp = this.policies;
+    return cp !== null && this.table !== null && (cp.resolve('subscription', auth.tier) !== null || cp.resolve('application', auth.applicationTier) !== null);
   }
 
   private take(slot: number, winNo: number, amount: number): void {
@@ -435,11 +491,11 @@ export class ThrottlePhase implements GatewayPhase {
     this.post({ t: 'keys', keys });
   };
 
-  private decide(ctx: MessageContext, level: ThrottleLevel, policy: string, key: string, q: CQuota, winNo: number, throttled: boolean): void {
-    const auth = ctx.auth;
+  private decide(level: ThrottleLevel, policy: string, key: string, q: CQuota, winNo: number, throttled: boolean): void {
+    const auth = this.decisionAuth;
     const d: DecisionFacts = {
       key, level, policy, code: LEVEL_CODE[level], throttled, limit: q.limit, until: (winNo + 1) * q.windowMs,
-      api: ctx.api!.def.id,
+      api: this.decisionApi,
       ...(auth !== null ? { application: auth.application, user: auth.user } : {}),
     };
     if (!throttled) this.log.info({ scope: level, policy, api: d.api, application: d.application, limit: q.limit }, 'quota reached; calls continue (stop_on_quota_reach = false)');
@@ -495,4 +551,13 @@ function ipToText(ip: Ip): string {
   const parts: string[] = [];
   for (let i = 7; i >= 0; i--) parts.push(((ip.n >> BigInt(i * 16)) & 0xffffn).toString(16));
   return parts.join(':');
+}
+
+/** acquireLevel: the level let the call (or message) through. */
+const PASSED = -1;
+
+function refuse(r: { code: number; retryAfterMs: number }, level: ThrottleLevel, ms: number): false {
+  r.code = LEVEL_CODE[level];
+  r.retryAfterMs = ms;
+  return false;
 }

@@ -8,8 +8,8 @@ import type { ApiDefinition } from '../registry/types.js';
  * gateway has one.
  *
  * This is the seam between the WebSocket relay and the throttling engine: the relay asks `forSession` once
- * per connection and `admit` once per client message. `LocalMessageThrottle` (below) counts per io thread;
- * an implementation over engine/throttling's shared counters replaces it without touching the relay.
+ * per connection and `admit` once per client message. SharedMessageThrottle counts in engine/throttling's
+ * shared counters; `LocalMessageThrottle` (below), per io thread, is the fallback without that engine.
  */
 export interface MessageThrottle {
   /**
@@ -75,7 +75,7 @@ const ALLOWED: ThrottleVerdict = { allowed: true, code: 0, message: '', retryAft
 /**
  * Fixed windows (aligned on the epoch, like the throttle phase's) counted in this io thread only: with
  * N io threads a client can get up to N times a limit, depending on which thread its connections landed
- * on. Good enough until engine/throttling's shared counters take over (see MessageThrottle).
+ * on. Used only when the gateway runs without the throttling engine (SharedMessageThrottle otherwise).
  */
 export class LocalMessageThrottle implements MessageThrottle {
   private subscription = new Map<string, MessageQuota>();

@@ -13,6 +13,8 @@ import { WsRelay, type RelayFilter, type RelayListener, type RelayRef } from '..
 import type { BackendTls } from '../../transport/websocket/backend-socket.js';
 import { CloseCode } from '../../transport/websocket/close-codes.js';
 import { Handshake } from './handshake.js';
+import { SharedMessageThrottle } from './shared-message-throttle.js';
+import type { ThrottlePhase } from '../throttling/throttle-phase.js';
 import { LocalMessageThrottle, WS_POLICY_STATE, type MessagePolicies, type MessageThrottle } from './message-throttle.js';
 import { DispatchAction, WsDispatch } from './ws-dispatch.js';
 import { WsSession } from './ws-session.js';
@@ -65,10 +67,12 @@ export class WebSocketGateway implements RelayFilter<WsSession>, RelayListener<W
     registry: SequenceRegistry,
     sequences: SequenceSet,
     readonly connectTimeoutMs: number,
+    throttlePhase: ThrottlePhase | null = null,
   ) {
     this.backendTls = settings.wssCa !== undefined ? { ...senderTls, ca: settings.wssCa } : senderTls;
     this.localThrottle = new LocalMessageThrottle();
-    this.throttle = this.localThrottle;
+    // With the throttling engine running, messages count in its shared counters (one limit for all io threads).
+    this.throttle = throttlePhase !== null ? new SharedMessageThrottle(throttlePhase) : this.localThrottle;
     host.state.on(WS_POLICY_STATE, (v) => this.localThrottle.setPolicies(v as MessagePolicies));
     this.dispatch = this.compileDispatch(registry, sequences);
     this.sweeper = setInterval(() => this.sweep(), 1000);

@@ -83,10 +83,10 @@ t.test('messages count against the subscription and application policies; over t
   t.equal(r.close?.code, 4429, 'then closed with 4429');
   t.match(r.close?.reason, /900804/, 'the reason names 900804 (subscription level)');
   t.match(r.close?.reason, /Retry after \d+s/);
-  // A new session of the same application is still over the quota.
-  r = await pump(await open('sub5'), 3);
-  t.equal(r.echoed, 0, 'the quota is per subscription, not per connection');
-  t.equal(r.close?.code, 4429);
+  // Messages and calls share the subscription's counter: a new handshake is itself over the quota.
+  const again = await wsOpen(`ws://127.0.0.1:${s.home.ports.http}/ws/1.0.0`, { token: (await s.token('sub5', 's')).accessToken! });
+  t.equal(again.status, 429, 'the quota is per subscription, not per connection: the next handshake is refused');
+  t.notOk(again.ws);
 
   r = await pump(await open('burst'), 10);
   t.ok(r.echoed >= 1 && r.echoed <= 2, `burst 2/min: ${r.echoed} passed`);
@@ -121,4 +121,39 @@ t.test('throttle_action = "drop": messages over the limit are dropped, the sessi
   await pong;
   t.pass('and still answers pings');
   c.close();
+});
+
+t.test('two io threads: one subscription limit for all sessions (the shared counters, with the handshakes)', async (t) => {
+  const be = await wsBackend(t);
+  const s = await startSecured(t, {
+    conf: { passthru_http: { io_threads_per_reactor: 2 } },
+    apis: { ws: wsApiToml({ name: 'Ws', context: '/ws', production: be.url }) },
+    apps: { sub20: appToml({ name: 'Sub20', keys: [{ id: 'sub20', secret: 's' }], subscriptions: [{ api: 'Ws:1.0.0', tier: 'Ws20PerMin' }] }) },
+    files: { 'repository/deployment/server/policies/ws.toml': `[[subscription]]
+name = "Ws20PerMin"
+requests = 20
+unit_time = 1
+time_unit = "min"
+stop_on_quota_reach = true
+` },
+  });
+  await awayFromMinuteEdge();
+  const token = (await s.token('sub20', 's')).accessToken!;
+  // Six handshakes first (each one a call on the subscription), so that the sessions spread over both threads.
+  const sessions: WebSocket[] = [];
+  for (let i = 0; i < 6; i++) {
+    const o = await wsOpen(`ws://127.0.0.1:${s.home.ports.http}/ws/1.0.0`, { token });
+    if (!o.ws) throw new Error(`handshake ${o.status}`);
+    sessions.push(o.ws);
+  }
+  let echoed = 0;
+  const closes: number[] = [];
+  for (const c of sessions) {
+    const r = await pump(c, 6);
+    echoed += r.echoed;
+    if (r.close) closes.push(r.close.code);
+  }
+  t.equal(echoed, 14, '20 a minute: 6 handshakes and 14 messages, whichever thread carried them');
+  t.ok(closes.length >= 1 && closes.every((c) => c === 4429), 'sessions over the limit were closed with 4429');
+  for (const c of sessions) c.terminate();
 });
