@@ -12,7 +12,7 @@ import { PROJECT, cleanupAll, nginxAvailable, rssOf, startNginxBackend, startSlu
  */
 const DURATION = Number(process.env['SWEEP_DURATION'] ?? 5);
 const ONLY = process.env['SWEEP_ONLY']?.split(',') ?? null;
-const BACKEND = 18980;
+const BACKEND = 18970;
 const OFFSET = 760;
 
 const API = `name = "SweepOpen"
