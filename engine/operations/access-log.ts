@@ -11,10 +11,18 @@ export type ServletRecord = ServletRequestLog;
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
 
+// The last second formatted: a busy gateway writes thousands of lines within one second.
+let lastSecond = -1;
+let lastClf = '';
+
 /** `[22/Nov/2026:10:00:00 +0000]`, UTC. */
 export function clfTime(ms: number): string {
+  const second = Math.floor(ms / 1000);
+  if (second === lastSecond) return lastClf;
   const d = new Date(ms);
-  return `[${pad(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000]`;
+  lastClf = `[${pad(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000]`;
+  lastSecond = second;
+  return lastClf;
 }
 
 /** A field as written between quotes: `"` and `\` escaped, control and non-ASCII bytes as \xNN (no log injection). */
