@@ -24,6 +24,8 @@ export type ToIoThread =
 export type FromIoThread =
   | { readonly type: 'ready'; readonly ports: { readonly http?: number; readonly https?: number }; readonly native: boolean }
   | { readonly type: 'fatal'; readonly message: string }
+  /** An uncaught exception after the start: the thread stops (then sends `stopped`) to be restarted. */
+  | { readonly type: 'failed'; readonly message: string }
   | { readonly type: 'ack'; readonly ack: number }
   | { readonly type: 'extension'; readonly name: string; readonly payload: unknown }
   /** Access-log / analytics / tracing records, metric deltas and gauges (engine/gateway/telemetry/types.ts). */

@@ -13,6 +13,9 @@ const port = parentPort!;
 const post = (m: FromIoThread): void => port.postMessage(m);
 const log = createLogger({ ...data.log, thread: `io-${data.gateway.index}` });
 
+/** How long calls in flight on a failed io thread may take to finish before it is restarted. */
+const FAILED_STOP_MS = 2000;
+
 let thread: GatewayThread;
 let recorder: CallRecorder | undefined;
 let codecs: Codecs;
@@ -42,6 +45,26 @@ try {
 } catch (err) {
   post({ type: 'fatal', message: (err as Error).message });
 }
+
+// An exception nothing caught is a bug; left alone it would end this worker with uWS sockets still open,
+// and Node aborts the whole process when a worker's loop closes with open handles. Instead: stop like a
+// graceful stop (listeners closed, calls in flight finished up to FAILED_STOP_MS, sockets closed) and let
+// the main thread start a fresh io thread.
+let failing = false;
+const onUncaught = (err: unknown): void => {
+  const e = err instanceof Error ? err : new Error(String(err));
+  log.fatal({ err: e.message, stack: e.stack }, 'uncaught exception in an io thread: it stops and the main thread restarts it');
+  if (failing || thread === undefined) return;
+  failing = true;
+  post({ type: 'failed', message: e.message });
+  void thread.stop(FAILED_STOP_MS).then(() => {
+    recorder?.stop();
+    log.flush();
+    post({ type: 'stopped' });
+  });
+};
+process.on('uncaughtException', onUncaught);
+process.on('unhandledRejection', onUncaught);
 
 port.on('message', (m: ToIoThread) => {
   switch (m.type) {

@@ -10,6 +10,12 @@ export interface GatewayExtension {
   readonly name: string;
   /** Shared state (key -> structured-clone-safe value, SharedArrayBuffers shared) in every io thread's init. */
   initialState(): Record<string, unknown> | Promise<Record<string, unknown>>;
+  /**
+   * The same keys, current, for an io thread restarted after a failure (engine/runtime/io-threads.ts).
+   * Needed when `initialState` has side effects that must happen once (watchers, channels); without it,
+   * `initialState` is called again.
+   */
+  currentState?(): Record<string, unknown> | Promise<Record<string, unknown>>;
   /** The io threads run: push later changes with `threads.pushState(key, value)`. */
   started?(threads: IoThreads): void;
   /**

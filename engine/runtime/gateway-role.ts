@@ -77,7 +77,7 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
     sequenceWatch.close();
     throw err;
   }
-  const init = (index: number, count: number): GatewayThreadInit => ({
+  const init = (index: number, count: number, apiList: readonly ApiDefinition[], threadState: Record<string, unknown>): GatewayThreadInit => ({
     index, threads: count, passthru, listeners,
     tls: tls && listeners.https.enabled ? {
       keyFile: tls.keyFile, certFile: tls.certFile, passphrase: tls.passphrase, caFile: tls.clientAuth === 'require' ? tls.caFile : undefined, ciphers: tls.ciphers,
@@ -104,11 +104,11 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
       excludeFromBackendRequest: [],
     },
     globalTimeoutMs: mediation.globalTimeoutMs,
-    apis: initial,
+    apis: apiList,
     sequences: sequences.snapshot(),
     tokenApi: tokenApiFront(config, tls),
     websocket: { ...ws, wssCa },
-    state,
+    state: threadState,
   });
   const count = passthru.ioThreads;
   if (count > os.availableParallelism()) log.warn({ ioThreads: count, cores: os.availableParallelism() }, 'more io threads than cores');
@@ -118,10 +118,16 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
   }
   if (tls?.clientAuth === 'optional') log.warn('SSLVerifyClient = "optional" is not supported by the uWebSockets.js listener: client certificates are not requested (use "require")');
   const datas: IoThreadData[] = [];
-  for (let i = 0; i < count; i++) datas.push({ gateway: init(i, count), log: { ...logView(config) }, codecs: mediation.codecs });
+  for (let i = 0; i < count; i++) datas.push({ gateway: init(i, count, initial, state), log: { ...logView(config) }, codecs: mediation.codecs });
+  // A restarted io thread starts from what is current now: APIs, sequences, and each extension's state.
+  const rebuild = async (index: number): Promise<IoThreadData> => {
+    const fresh: Record<string, unknown> = {};
+    for (const ext of extensions) Object.assign(fresh, await (ext.currentState ? ext.currentState() : ext.initialState()));
+    return { gateway: init(index, count, apis.list(), fresh), log: { ...logView(config) }, codecs: mediation.codecs };
+  };
   let ports: { http?: number; https?: number };
   try {
-    ports = await threads.start(datas);
+    ports = await threads.start(datas, rebuild);
   } catch (err) {
     stopWatchingApis();
     if (ownRegistry) apis.stop();

@@ -37,15 +37,27 @@ interface ThreadHandle {
   readonly index: number;
 }
 
+/** Builds an io thread's workerData afresh (current APIs, sequences and shared state): for a restart. */
+export type IoThreadDataSource = (index: number) => Promise<IoThreadData>;
+
+/** Restarts of one io thread in a row before it is left down (each waits a little longer). */
+const MAX_RESTARTS = 5;
+const RESTART_DELAY_MS = 500;
+
 /**
  * The gateway's io threads, seen from the main thread: start them, push deployments to all of them and
- * wait until each applied it, stop them gracefully.
+ * wait until each applied it, stop them gracefully. An io thread that dies after the start (a bug: an
+ * exception nothing caught) is restarted from fresh data; meanwhile broadcasts skip it rather than wait for
+ * an acknowledgement that will never come, and `down` tells the readiness probe.
  */
 export class IoThreads {
   private readonly threads: ThreadHandle[] = [];
   private ackSeq = 0;
-  private readonly acks = new Map<number, { left: number; resolve: () => void }>();
+  /** Per broadcast, the threads that have not acknowledged it yet. */
+  private readonly acks = new Map<number, { pending: Set<number>; resolve: () => void }>();
   private stopped = false;
+  private source: IoThreadDataSource | null = null;
+  private readonly restarting = new Set<number>();
   private readonly extensionHandlers = new Map<string, (payload: unknown, thread: number) => void>();
 
   /** Messages an io thread sends to a main-thread extension (by name). */
@@ -57,46 +69,104 @@ export class IoThreads {
 
   constructor(private readonly log: Logger) {}
 
-  async start(datas: readonly IoThreadData[]): Promise<{ http?: number; https?: number }> {
-    const ready: Promise<{ http?: number; https?: number }>[] = [];
-    for (const data of datas) {
-      const entry = ioThreadEntry();
-      const worker = new Worker(entry.url, { workerData: data, name: `io-${data.gateway.index}`, ...(entry.execArgv ? { execArgv: entry.execArgv } : {}) });
-      const handle = { worker, index: data.gateway.index };
-      this.threads.push(handle);
-      ready.push(new Promise((resolve, reject) => {
-        const onMessage = (m: FromIoThread): void => {
-          if (m.type === 'ready') resolve(m.ports);
-          else if (m.type === 'fatal') reject(new Error(m.message));
-          else if (m.type === 'ack') this.onAck(m.ack);
-          else if (m.type === 'extension') this.extensionHandlers.get(m.name)?.(m.payload, handle.index);
-          else if (m.type === 'telemetry') this.onTelemetry?.(m.batch);
-        };
-        worker.on('message', onMessage);
-        worker.once('error', (err) => reject(err));
-        worker.once('exit', (code) => {
-          if (!this.stopped) {
-            this.log.fatal({ thread: handle.index, code }, 'io thread exited unexpectedly');
-            reject(new Error(`io thread ${handle.index} exited with code ${code}`));
-          }
-        });
-      }));
-    }
-    const ports = await Promise.all(ready);
+  /** Starts one thread per data; `source` rebuilds a thread's data when it must be restarted. */
+  async start(datas: readonly IoThreadData[], source?: IoThreadDataSource): Promise<{ http?: number; https?: number }> {
+    this.source = source ?? null;
+    const ports = await Promise.all(datas.map((d) => this.spawn(d)));
     return ports[0] ?? {};
   }
 
-  private onAck(ack: number): void {
-    const a = this.acks.get(ack);
-    if (!a) return;
-    if (--a.left === 0) { this.acks.delete(ack); a.resolve(); }
+  /** io threads that died and are not (yet) running again. */
+  get down(): readonly number[] {
+    return [...this.restarting];
   }
 
-  /** Sends to every thread; resolves when every thread has applied it. */
+  /** One worker; resolves when it listens. A death after that is handled by `onDeath`. */
+  private spawn(data: IoThreadData): Promise<{ http?: number; https?: number }> {
+    const entry = ioThreadEntry();
+    const worker = new Worker(entry.url, { workerData: data, name: `io-${data.gateway.index}`, ...(entry.execArgv ? { execArgv: entry.execArgv } : {}) });
+    const handle = { worker, index: data.gateway.index };
+    this.threads.push(handle);
+    return new Promise((resolve, reject) => {
+      let ready = false;
+      let failed = false;
+      worker.on('message', (m: FromIoThread): void => {
+        if (m.type === 'ready') { ready = true; resolve(m.ports); }
+        else if (m.type === 'fatal') reject(new Error(m.message));
+        else if (m.type === 'failed') {
+          // It stops itself; broadcasts stop waiting for it now.
+          failed = true;
+          this.forget(handle);
+          this.restarting.add(handle.index);
+          this.log.error({ thread: handle.index, err: m.message }, 'io thread failed; it is stopping and will be restarted');
+        } else if (m.type === 'stopped' && failed) void worker.terminate();
+        else if (m.type === 'ack') this.onAck(m.ack, handle.index);
+        else if (m.type === 'extension') this.extensionHandlers.get(m.name)?.(m.payload, handle.index);
+        else if (m.type === 'telemetry') this.onTelemetry?.(m.batch);
+      });
+      worker.on('error', (err) => {
+        if (!ready) reject(err);
+        else this.log.error({ thread: handle.index, err: err.message, stack: err.stack }, 'io thread failed');
+      });
+      worker.once('exit', (code) => {
+        this.forget(handle);
+        if (this.stopped) return;
+        if (!ready && !failed) { reject(new Error(`io thread ${handle.index} exited with code ${code}`)); return; }
+        this.onDeath(handle.index, code);
+      });
+    });
+  }
+
+  /** Drops a thread from the broadcasts, and from every acknowledgement still awaited. */
+  private forget(handle: ThreadHandle): void {
+    const i = this.threads.indexOf(handle);
+    if (i >= 0) this.threads.splice(i, 1);
+    for (const [ack, a] of this.acks) {
+      if (a.pending.delete(handle.index) && a.pending.size === 0) { this.acks.delete(ack); a.resolve(); }
+    }
+  }
+
+  private onDeath(index: number, code: number): void {
+    if (this.source === null) {
+      this.log.fatal({ thread: index, code }, 'io thread exited');
+      this.restarting.add(index);
+      return;
+    }
+    this.log.error({ thread: index, code }, 'io thread exited; restarting it');
+    this.restarting.add(index);
+    void this.restart(index, 1);
+  }
+
+  private async restart(index: number, attempt: number): Promise<void> {
+    await new Promise((r) => setTimeout(r, RESTART_DELAY_MS * attempt));
+    if (this.stopped) return;
+    try {
+      await this.spawn(await this.source!(index));
+      this.restarting.delete(index);
+      this.log.info({ thread: index, attempt }, 'io thread restarted');
+    } catch (err) {
+      if (this.stopped) return;
+      if (attempt >= MAX_RESTARTS) {
+        this.log.fatal({ thread: index, err: (err as Error).message }, `io thread could not be restarted after ${MAX_RESTARTS} attempts; it stays down`);
+        return;
+      }
+      this.log.error({ thread: index, attempt, err: (err as Error).message }, 'io thread restart failed; trying again');
+      await this.restart(index, attempt + 1);
+    }
+  }
+
+  private onAck(ack: number, index: number): void {
+    const a = this.acks.get(ack);
+    if (!a) return;
+    if (a.pending.delete(index) && a.pending.size === 0) { this.acks.delete(ack); a.resolve(); }
+  }
+
+  /** Sends to every running thread; resolves when each has applied it (or died). */
   private broadcast(make: (ack: number) => ToIoThread): Promise<void> {
     if (this.threads.length === 0) return Promise.resolve();
     const ack = ++this.ackSeq;
-    const done = new Promise<void>((resolve) => this.acks.set(ack, { left: this.threads.length, resolve }));
+    const pending = new Set(this.threads.map((t) => t.index));
+    const done = new Promise<void>((resolve) => this.acks.set(ack, { pending, resolve }));
     const msg = make(ack);
     for (const t of this.threads) t.worker.postMessage(msg);
     return done;

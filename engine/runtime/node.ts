@@ -146,7 +146,11 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
       if (!userStore) throw new Error('no user store on this node');
       await userStore.users.get(keyManagerAccessView(config).superAdmin.username);
     },
-    readiness: () => ({ ready: ready && !stopping, reasons: stopping ? ['stopping'] : notReady }),
+    readiness: () => {
+      const down = gateway?.threads.down ?? [];
+      const reasons = stopping ? ['stopping'] : [...notReady, ...down.map((i) => `io thread ${i} is down (restarting)`)];
+      return { ready: ready && !stopping && down.length === 0, reasons };
+    },
   });
 
   try {

@@ -102,6 +102,10 @@ export class ThrottlingExtension implements GatewayExtension {
     this.channel = new BroadcastChannel(this.channelName);
     this.channel.onmessage = (e) => this.onIoMessage((e as MessageEvent).data as IoThrottleMessage);
     (this.channel as unknown as { unref?: () => void }).unref?.();
+    return this.currentState();
+  }
+
+  currentState(): Record<string, unknown> {
     const counters: CountersState = { ...this.counters, channel: this.channelName };
     return { [STATE_POLICIES]: this.snapshot, [STATE_COUNTERS]: counters };
   }
