@@ -2,7 +2,7 @@ import http from 'node:http';
 import crypto from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { Readable, Writable } from 'node:stream';
-import { cleanupAll, rssOf, startSluice, stopTracked } from './lib/products.js';
+import { benchApiToml, cleanupAll, rssOf, startSluice, stopTracked } from './lib/products.js';
 
 /**
  * `npm run bench:body`: a 1 GiB request body up and a 1 GiB response body down through Sluice (1 io thread),
@@ -54,25 +54,7 @@ async function main(): Promise<void> {
     void pipeline(source(), res).catch(() => undefined);
   });
   await new Promise<void>((r) => backend.listen(BACKEND, '127.0.0.1', r));
-  const api = `name = "BigBody"
-context = "/big"
-version = "1.0.0"
-type = "HTTP"
-lifecycle_state = "PUBLISHED"
-throttling_policy = "Unlimited"
-[endpoints]
-production = "http://127.0.0.1:${BACKEND}"
-[[resources]]
-verb = "GET"
-uri_template = "/*"
-auth_type = "None"
-throttling_policy = "Unlimited"
-[[resources]]
-verb = "POST"
-uri_template = "/*"
-auth_type = "None"
-throttling_policy = "Unlimited"
-`;
+  const api = benchApiToml({ name: 'BigBody', context: '/big', backend: `http://127.0.0.1:${BACKEND}`, verbs: ['GET', 'POST'] });
   const s = await startSluice({ offset: OFFSET, ioThreads: 1, files: { 'repository/deployment/server/apis/big.toml': api } });
   const pid = s.proc.pid!;
   const want = expectedSha();

@@ -4,7 +4,7 @@ import { Agent, request } from 'undici';
 import { runLoad, type LoadResult } from './lib/load.js';
 import { svgChart, type ChartRow } from './lib/chart.js';
 import {
-  PROJECT, cleanupAll, nginxAvailable, rssOf, startFastifyProxy, startNginxBackend, startNginxProxy, startSluice, stopTracked, type SluiceHandle,
+  PROJECT, benchApiToml, cleanupAll, nginxAvailable, rssOf, startFastifyProxy, startNginxBackend, startNginxProxy, startSluice, stopTracked, type SluiceHandle,
 } from './lib/products.js';
 
 /**
@@ -39,26 +39,8 @@ interface Measurement {
   readonly peakRss?: number;
 }
 
-const API = (name: string, context: string, auth: string, extra = '') => `name = "${name}"
-context = "${context}"
-version = "1.0.0"
-type = "HTTP"
-lifecycle_state = "PUBLISHED"
-throttling_policy = "Unlimited"
-${extra}
-[endpoints]
-production = "http://127.0.0.1:${BACKEND}"
-[[resources]]
-verb = "GET"
-uri_template = "/*"
-auth_type = "${auth}"
-throttling_policy = "Unlimited"
-[[resources]]
-verb = "POST"
-uri_template = "/*"
-auth_type = "${auth}"
-throttling_policy = "Unlimited"
-`;
+const API = (name: string, context: string, auth: string, extra = ''): string =>
+  benchApiToml({ name, context, backend: `http://127.0.0.1:${BACKEND}`, verbs: ['GET', 'POST'], auth, extra });
 
 const SLUICE_FILES: Record<string, string> = {
   'repository/deployment/server/apis/bench-open.toml': API('BenchOpen', '/open', 'None'),

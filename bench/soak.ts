@@ -6,7 +6,7 @@ import autocannon from 'autocannon';
 import * as hdr from 'hdr-histogram-js';
 import { runLoad, type LoadResult } from './lib/load.js';
 import {
-  PROJECT, cleanupAll, nginxAvailable, openFds, rssOf, spawnTracked, startNginxBackend, startSluice, stopTracked, tmpDir, waitPort, type SluiceHandle,
+  PROJECT, benchApiToml, cleanupAll, nginxAvailable, openFds, rssOf, spawnTracked, startNginxBackend, startSluice, stopTracked, tmpDir, waitPort, type SluiceHandle,
 } from './lib/products.js';
 import { startNginxBig } from './lib/soak-nginx.js';
 import { FaultClient, SlowClients, type FaultClientStats, type FaultExpectation, type SlowClientStats } from './lib/soak-clients.js';
@@ -59,20 +59,7 @@ const OFFSET = 850;
 const GW_HTTP = 8280 + OFFSET;
 const SERVLET_HTTP = 9763 + OFFSET;
 
-const API = (name: string, context: string, port: number) => `name = "${name}"
-context = "${context}"
-version = "1.0.0"
-type = "HTTP"
-lifecycle_state = "PUBLISHED"
-throttling_policy = "Unlimited"
-[endpoints]
-production = "http://127.0.0.1:${port}"
-[[resources]]
-verb = "GET"
-uri_template = "/*"
-auth_type = "None"
-throttling_policy = "Unlimited"
-`;
+const API = (name: string, context: string, port: number): string => benchApiToml({ name, context, backend: `http://127.0.0.1:${port}` });
 
 /** The failing APIs, their backends and the fault each call must end with (docs/errors.md: base + state). */
 const FAILING: readonly { key: string; api: string; context: string; port: number; expect: FaultExpectation; what: string }[] = [

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runLoad, type LoadResult } from './lib/load.js';
-import { PROJECT, cleanupAll, nginxAvailable, rssOf, startNginxBackend, startSluice, stopTracked } from './lib/products.js';
+import { PROJECT, benchApiToml, cleanupAll, nginxAvailable, rssOf, startNginxBackend, startSluice, stopTracked } from './lib/products.js';
 
 /**
  * `npm run sweep`: the [passthru_http] keys that change throughput or latency, one at a time, each value on
@@ -15,20 +15,7 @@ const ONLY = process.env['SWEEP_ONLY']?.split(',') ?? null;
 const BACKEND = 18970;
 const OFFSET = 760;
 
-const API = `name = "SweepOpen"
-context = "/open"
-version = "1.0.0"
-type = "HTTP"
-lifecycle_state = "PUBLISHED"
-throttling_policy = "Unlimited"
-[endpoints]
-production = "http://127.0.0.1:${BACKEND}"
-[[resources]]
-verb = "GET"
-uri_template = "/*"
-auth_type = "None"
-throttling_policy = "Unlimited"
-`;
+const API = benchApiToml({ name: 'SweepOpen', context: '/open', backend: `http://127.0.0.1:${BACKEND}` });
 
 interface Knob {
   readonly name: string;

@@ -152,3 +152,25 @@ export function rssOf(pid: number): number {
 export function openFds(pid: number): number {
   try { return fs.readdirSync(`/proc/${pid}/fd`).length; } catch { return 0; }
 }
+
+/**
+ * A pass-through API definition for the benchmarks (docs/declarative-files.md): `/*` for each verb, one
+ * auth type, Unlimited tiers; `extra` lines go before [endpoints] (in_sequence, throttling_policy...).
+ */
+export function benchApiToml(o: { name: string; context: string; backend: string; verbs?: readonly string[]; auth?: string; extra?: string }): string {
+  const resources = (o.verbs ?? ['GET']).map((v) => `[[resources]]
+verb = "${v}"
+uri_template = "/*"
+auth_type = "${o.auth ?? 'None'}"
+throttling_policy = "Unlimited"
+`).join('');
+  return `name = "${o.name}"
+context = "${o.context}"
+version = "1.0.0"
+type = "HTTP"
+lifecycle_state = "PUBLISHED"
+throttling_policy = "Unlimited"
+${o.extra ? `${o.extra}\n` : ''}[endpoints]
+production = "${o.backend}"
+${resources}`;
+}
