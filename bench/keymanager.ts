@@ -12,12 +12,12 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { stringify } from 'smol-toml';
+import { portFree, waitPort } from './lib/ports.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.basename(path.dirname(here)) === 'dist' ? path.resolve(here, '../..') : path.resolve(here, '..');
@@ -29,28 +29,6 @@ const POOL = env('BENCH_POOL', 0);
 const HASHING = env('BENCH_HASHING', 0) === 1;
 
 const basic = (u: string, p: string): string => 'Basic ' + Buffer.from(`${u}:${p}`).toString('base64');
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.once('error', () => resolve(false));
-    s.listen(port, '0.0.0.0', () => s.close(() => resolve(true)));
-  });
-}
-
-async function waitPort(port: number, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1');
-      s.once('connect', () => { s.destroy(); resolve(true); });
-      s.once('error', () => { s.destroy(); resolve(false); });
-    });
-    if (ok) return;
-    if (Date.now() > end) throw new Error(`port ${port} not open after ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function makeHome(offset: number): string {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-km-'));

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { stringify } from 'smol-toml';
+import { waitPort } from './lib/ports.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.basename(path.dirname(here)) === 'dist' ? path.resolve(here, '../..') : path.resolve(here, '..');
@@ -34,20 +35,6 @@ function freePort(): Promise<number> {
     s.once('error', reject);
     s.listen(0, '127.0.0.1', () => { const p = (s.address() as net.AddressInfo).port; s.close(() => resolve(p)); });
   });
-}
-
-async function waitPort(port: number, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1');
-      s.once('connect', () => { s.destroy(); resolve(true); });
-      s.once('error', () => { s.destroy(); resolve(false); });
-    });
-    if (ok) return;
-    if (Date.now() > end) throw new Error(`port ${port} not open after ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 const children: ChildProcess[] = [];

@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import WebSocket, { WebSocketServer } from 'ws';
 import { stringify } from 'smol-toml';
+import { portFree, waitPort } from './lib/ports.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.basename(path.dirname(here)) === 'dist' ? path.resolve(here, '../..') : path.resolve(here, '..');
@@ -87,28 +88,6 @@ async function runLoad(task: LoadTask): Promise<LoadResult> {
 }
 
 // ---- the driver -------------------------------------------------------------------------------------
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.once('error', () => resolve(false));
-    s.listen(port, '0.0.0.0', () => s.close(() => resolve(true)));
-  });
-}
-
-async function waitPort(port: number, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1');
-      s.once('connect', () => { s.destroy(); resolve(true); });
-      s.once('error', () => { s.destroy(); resolve(false); });
-    });
-    if (ok) return;
-    if (Date.now() > end) throw new Error(`port ${port} not open after ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function startBackend(): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'backend'], { stdio: ['ignore', 'pipe', 'inherit'] });

@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import net from 'node:net';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'smol-toml';
+import { waitPort } from './ports.js';
+
+export { portFree, waitPort } from './ports.js';
 
 /** The project root (bench/lib/ compiles to dist/bench/lib/). */
 export const PROJECT = (() => {
@@ -42,20 +44,6 @@ export function stopTracked(c: ChildProcess, signal: NodeJS.Signals = 'SIGTERM')
     c.once('exit', () => { clearTimeout(t); resolve(); });
     try { process.kill(-c.pid!, signal); } catch { clearTimeout(t); resolve(); }
   });
-}
-
-export async function waitPort(port: number, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const ok = await new Promise<boolean>((r) => {
-      const s = net.connect(port, '127.0.0.1');
-      s.once('connect', () => { s.destroy(); r(true); });
-      s.once('error', () => { s.destroy(); r(false); });
-    });
-    if (ok) return;
-    if (Date.now() > end) throw new Error(`port ${port} did not open`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 export function nginxAvailable(): boolean {
