@@ -78,20 +78,25 @@ export async function makeHome(conf: Record<string, unknown> = {}, files: Record
   return home;
 }
 
-/** An API definition file (the agreed format) with open resources for the given verbs. */
-export function apiToml(o: { name: string; context: string; production?: string; sandbox?: string; version?: string; state?: string; verbs?: string[]; template?: string; extra?: string; authType?: string }): string {
-  const verbs = o.verbs ?? ['GET', 'POST', 'PUT', 'DELETE', 'HEAD', 'PATCH'];
+/** The head of an API definition file (the agreed format): identity, lifecycle, extra lines, endpoints. */
+export function apiHeadToml(o: { name: string; context: string; production?: string; sandbox?: string; version?: string; type?: string; state?: string; extra?: string }): string {
   return `name = "${o.name}"
 context = "${o.context}"
 version = "${o.version ?? '1.0.0'}"
-type = "HTTP"
+type = "${o.type ?? 'HTTP'}"
 lifecycle_state = "${o.state ?? 'PUBLISHED'}"
 throttling_policy = "Unlimited"
 ${o.extra ?? ''}
 [endpoints]
 ${o.production ? `production = "${o.production}"` : ''}
 ${o.sandbox ? `sandbox = "${o.sandbox}"` : ''}
-${verbs.map((v) => `[[resources]]
+`;
+}
+
+/** An API definition file (the agreed format) with open resources for the given verbs. */
+export function apiToml(o: { name: string; context: string; production?: string; sandbox?: string; version?: string; state?: string; verbs?: string[]; template?: string; extra?: string; authType?: string }): string {
+  const verbs = o.verbs ?? ['GET', 'POST', 'PUT', 'DELETE', 'HEAD', 'PATCH'];
+  return `${apiHeadToml(o)}${verbs.map((v) => `[[resources]]
 verb = "${v}"
 uri_template = "${o.template ?? '/*'}"
 auth_type = "${o.authType ?? 'None'}"

@@ -4,7 +4,7 @@ import https from 'node:https';
 import crypto from 'node:crypto';
 import { SignJWT, calculateJwkThumbprint, exportJWK } from 'jose';
 import { startSluice, type TestSluice } from './sluice.js';
-import { API_DIR } from './home.js';
+import { API_DIR, apiHeadToml } from './home.js';
 import { request as httpRequest, type ClientResponse } from './backends.js';
 
 export const APPS_DIR = 'repository/deployment/server/applications';
@@ -34,17 +34,7 @@ state = "${s.state ?? 'UNBLOCKED'}"
 /** A secured API: every verb on /*, a scoped /scoped resource, and OPTIONS without auth. */
 export function securedApiToml(o: { name: string; context: string; production?: string; sandbox?: string; type?: string; authType?: string; extra?: string; scopes?: string[] }): string {
   const auth = o.authType ?? 'Application & Application User';
-  return `name = "${o.name}"
-context = "${o.context}"
-version = "1.0.0"
-type = "${o.type ?? 'HTTP'}"
-lifecycle_state = "PUBLISHED"
-throttling_policy = "Unlimited"
-${o.extra ?? ''}
-[endpoints]
-${o.production ? `production = "${o.production}"` : ''}
-${o.sandbox ? `sandbox = "${o.sandbox}"` : ''}
-[[resources]]
+  return `${apiHeadToml(o)}[[resources]]
 verb = "GET"
 uri_template = "/scoped"
 auth_type = "${auth}"

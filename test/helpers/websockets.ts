@@ -1,6 +1,7 @@
 import net from 'node:net';
 import type http from 'node:http';
 import WebSocket, { WebSocketServer } from 'ws';
+import { apiHeadToml } from './home.js';
 
 /** What a WebSocket backend saw of one handshake. */
 export interface SeenHandshake {
@@ -101,17 +102,7 @@ export function closed(ws: WebSocket, ms = 10000): Promise<{ code: number; reaso
 
 /** A WS API file: one GET /* resource (the handshake), production (and sandbox) endpoints. */
 export function wsApiToml(o: { name: string; context: string; production?: string; sandbox?: string; authType?: string; scopes?: string[]; extra?: string; version?: string }): string {
-  return `name = "${o.name}"
-context = "${o.context}"
-version = "${o.version ?? '1.0.0'}"
-type = "WS"
-lifecycle_state = "PUBLISHED"
-throttling_policy = "Unlimited"
-${o.extra ?? ''}
-[endpoints]
-${o.production ? `production = "${o.production}"` : ''}
-${o.sandbox ? `sandbox = "${o.sandbox}"` : ''}
-[[resources]]
+  return `${apiHeadToml({ ...o, type: 'WS' })}[[resources]]
 verb = "GET"
 uri_template = "/*"
 auth_type = "${o.authType ?? 'Application & Application User'}"
