@@ -2,6 +2,7 @@ import net from 'node:net';
 import type http from 'node:http';
 import WebSocket, { WebSocketServer } from 'ws';
 import { apiHeadToml } from './home.js';
+import { appToml, startSecured, type SecuredSluice } from './secured.js';
 
 /** What a WebSocket backend saw of one handshake. */
 export interface SeenHandshake {
@@ -109,4 +110,19 @@ auth_type = "${o.authType ?? 'Application & Application User'}"
 throttling_policy = "Unlimited"
 scopes = ${JSON.stringify(o.scopes ?? [])}
 `;
+}
+
+/**
+ * The common set-up of the WebSocket tests: a gateway with the WS API `Ws:1.0.0` on `/ws` in front of
+ * `backendUrl`, the application `WsApp` (`ws-app` / `s`) subscribed to it, its token, and `open()` for a
+ * session on the plain pass-through port.
+ */
+export async function startWsGateway(t: Tap.Test, backendUrl: string, o: { conf?: Record<string, unknown>; files?: Record<string, string> } = {}): Promise<{ s: SecuredSluice; token: string; open(): Promise<Opened> }> {
+  const s = await startSecured(t, {
+    ...o,
+    apis: { ws: wsApiToml({ name: 'Ws', context: '/ws', production: backendUrl }) },
+    apps: { app: appToml({ name: 'WsApp', keys: [{ id: 'ws-app', secret: 's' }], subscriptions: [{ api: 'Ws:1.0.0' }] }) },
+  });
+  const token = (await s.token('ws-app', 's')).accessToken!;
+  return { s, token, open: () => wsOpen(`ws://127.0.0.1:${s.home.ports.http}/ws/1.0.0`, { token }) };
 }

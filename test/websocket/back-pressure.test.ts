@@ -1,8 +1,7 @@
 import t from 'tap';
 import crypto from 'node:crypto';
 import type WebSocket from 'ws';
-import { startSecured, appToml } from '../helpers/secured.js';
-import { wsBackend, wsOpen, nextMessages, closed, wsApiToml } from '../helpers/websockets.js';
+import { startWsGateway, wsBackend, nextMessages, closed } from '../helpers/websockets.js';
 import { eventually } from '../helpers/home.js';
 
 const MB = 1024 * 1024;
@@ -14,12 +13,8 @@ t.test('a slow client pauses the backend; nothing is lost or reordered', async (
     backendSide = ws;
     ws.on('message', () => { for (const c of chunks) ws.send(c); });
   });
-  const s = await startSecured(t, {
-    apis: { ws: wsApiToml({ name: 'Ws', context: '/ws', production: be.url }) },
-    apps: { app: appToml({ name: 'WsApp', keys: [{ id: 'ws-app', secret: 's' }], subscriptions: [{ api: 'Ws:1.0.0' }] }) },
-  });
-  const token = (await s.token('ws-app', 's')).accessToken!;
-  const c = (await wsOpen(`ws://127.0.0.1:${s.home.ports.http}/ws/1.0.0`, { token })).ws!;
+  const { open } = await startWsGateway(t, be.url);
+  const c = (await open()).ws!;
   c.pause();
   c.send('go');
   await new Promise((r) => setTimeout(r, 1500));
@@ -37,13 +32,8 @@ t.test('a slow client pauses the backend; nothing is lost or reordered', async (
 
 t.test('a backend that does not read: the client is closed with 1013 past max_buffered_bytes', async (t) => {
   const be = await wsBackend(t, (ws) => { ws.pause(); });
-  const s = await startSecured(t, {
-    conf: { sluice: { websocket: { max_message_size: MB, max_buffered_bytes: 65536, close_timeout: '1s' } } },
-    apis: { ws: wsApiToml({ name: 'Ws', context: '/ws', production: be.url }) },
-    apps: { app: appToml({ name: 'WsApp', keys: [{ id: 'ws-app', secret: 's' }], subscriptions: [{ api: 'Ws:1.0.0' }] }) },
-  });
-  const token = (await s.token('ws-app', 's')).accessToken!;
-  const c = (await wsOpen(`ws://127.0.0.1:${s.home.ports.http}/ws/1.0.0`, { token })).ws!;
+  const { open } = await startWsGateway(t, be.url, { conf: { sluice: { websocket: { max_message_size: MB, max_buffered_bytes: 65536, close_timeout: '1s' } } } });
+  const c = (await open()).ws!;
   const end = closed(c, 20000);
   const block = crypto.randomBytes(256 * 1024);
   for (let i = 0; i < 200 && c.readyState === c.OPEN; i++) {
@@ -60,13 +50,8 @@ t.test('a backend that does not read: the client is closed with 1013 past max_bu
 
 t.test('a message over max_message_size ends the session; the backend is closed', async (t) => {
   const be = await wsBackend(t);
-  const s = await startSecured(t, {
-    conf: { sluice: { websocket: { max_message_size: 65536 } } },
-    apis: { ws: wsApiToml({ name: 'Ws', context: '/ws', production: be.url }) },
-    apps: { app: appToml({ name: 'WsApp', keys: [{ id: 'ws-app', secret: 's' }], subscriptions: [{ api: 'Ws:1.0.0' }] }) },
-  });
-  const token = (await s.token('ws-app', 's')).accessToken!;
-  const c = (await wsOpen(`ws://127.0.0.1:${s.home.ports.http}/ws/1.0.0`, { token })).ws!;
+  const { open } = await startWsGateway(t, be.url, { conf: { sluice: { websocket: { max_message_size: 65536 } } } });
+  const c = (await open()).ws!;
   c.send(Buffer.alloc(65536, 1));
   const [m] = await nextMessages(c, 1);
   t.equal(m![0].length, 65536, 'a message of exactly max_message_size passes');

@@ -2,7 +2,7 @@ import t from 'tap';
 import { WebSocketServer } from 'ws';
 import type net from 'node:net';
 import { startSecured, appToml } from '../helpers/secured.js';
-import { wsBackend, wsOpen, nextMessages, closed, wsApiToml } from '../helpers/websockets.js';
+import { startWsGateway, wsBackend, wsOpen, nextMessages, closed, wsApiToml } from '../helpers/websockets.js';
 import { eventually } from '../helpers/home.js';
 
 t.test('close codes pass through; a dead peer closes the other side; no socket is left', async (t) => {
@@ -16,11 +16,7 @@ t.test('close codes pass through; a dead peer closes the other side; no socket i
       else ws.send(m);
     });
   });
-  const s = await startSecured(t, {
-    apis: { ws: wsApiToml({ name: 'Ws', context: '/ws', production: be.url }) },
-    apps: { app: appToml({ name: 'WsApp', keys: [{ id: 'ws-app', secret: 's' }], subscriptions: [{ api: 'Ws:1.0.0' }] }) },
-  });
-  const token = (await s.token('ws-app', 's')).accessToken!;
+  const { s, token } = await startWsGateway(t, be.url);
   const url = `ws://127.0.0.1:${s.home.ports.http}/ws/1.0.0`;
   const session = async () => {
     const o = await wsOpen(url, { token });
@@ -92,12 +88,8 @@ t.test('a client that leaves during the handshake leaves no backend socket', asy
 
 t.test('a stopping gateway closes sessions with 1001 on both sides', async (t) => {
   const be = await wsBackend(t);
-  const s = await startSecured(t, {
-    apis: { ws: wsApiToml({ name: 'Ws', context: '/ws', production: be.url }) },
-    apps: { app: appToml({ name: 'WsApp', keys: [{ id: 'ws-app', secret: 's' }], subscriptions: [{ api: 'Ws:1.0.0' }] }) },
-  });
-  const token = (await s.token('ws-app', 's')).accessToken!;
-  const o = await wsOpen(`ws://127.0.0.1:${s.home.ports.http}/ws/1.0.0`, { token });
+  const { s, open } = await startWsGateway(t, be.url);
+  const o = await open();
   const c = o.ws!;
   const backendEnd = new Promise<number>((r) => be.last()!.once('close', (code: number) => r(code)));
   const end = closed(c);

@@ -2,7 +2,7 @@ import t from 'tap';
 import http from 'node:http';
 import net from 'node:net';
 import { startSecured, appToml } from '../helpers/secured.js';
-import { wsBackend, wsOpen, nextMessages, closed, wsApiToml } from '../helpers/websockets.js';
+import { startWsGateway, wsBackend, wsOpen, nextMessages, closed, wsApiToml } from '../helpers/websockets.js';
 import { freePort } from '../helpers/home.js';
 
 const fault = (body: string | undefined): { code?: number; message?: string; description?: string } | undefined => {
@@ -82,12 +82,8 @@ t.test('the handshake is checked like an HTTP call: token, subscription, scopes,
 
 t.test('a token revoked or expired mid-session closes the session with 1008', async (t) => {
   const be = await wsBackend(t);
-  const s = await startSecured(t, {
-    apis: { ws: wsApiToml({ name: 'Ws', context: '/ws', production: be.url }) },
-    apps: { app: appToml({ name: 'WsApp', keys: [{ id: 'ws-app', secret: 's' }], subscriptions: [{ api: 'Ws:1.0.0' }] }) },
-  });
-  const token = (await s.token('ws-app', 's')).accessToken!;
-  const o = await wsOpen(`ws://127.0.0.1:${s.home.ports.http}/ws/1.0.0`, { token });
+  const { s, token, open } = await startWsGateway(t, be.url);
+  const o = await open();
   const c = o.ws!;
   c.send('before');
   await nextMessages(c, 1);

@@ -1,6 +1,5 @@
 import t from 'tap';
-import { startSecured, appToml } from '../helpers/secured.js';
-import { wsBackend, wsOpen, nextMessages, wsApiToml } from '../helpers/websockets.js';
+import { startWsGateway, wsBackend, nextMessages } from '../helpers/websockets.js';
 import { eventually } from '../helpers/home.js';
 
 const SEQ_DIR = 'repository/deployment/server/synapse-configs/default/sequences';
@@ -70,10 +69,8 @@ t.test('dispatchSeq on client messages, outDispatchSeq and the outflow sequence 
       ws.send(m, { binary: isBinary });
     });
   });
-  const s = await startSecured(t, {
+  const { open } = await startWsGateway(t, be.url, {
     conf: { transport: { ws: { 'sender.enable': true, 'sender.parameters.ws.outflow.dispatch.sequence': 'acmeOutflow', 'sender.parameters.ws.outflow.dispatch.fault.sequence': 'acmeWsFault' } } },
-    apis: { ws: wsApiToml({ name: 'Ws', context: '/ws', production: be.url }) },
-    apps: { app: appToml({ name: 'WsApp', keys: [{ id: 'ws-app', secret: 's' }], subscriptions: [{ api: 'Ws:1.0.0' }] }) },
     files: {
       [`${SEQ_DIR}/dispatchSeq.xml`]: DISPATCH,
       [`${SEQ_DIR}/outDispatchSeq.xml`]: OUT_DISPATCH,
@@ -81,8 +78,7 @@ t.test('dispatchSeq on client messages, outDispatchSeq and the outflow sequence 
       [`${SEQ_DIR}/acmeWsFault.xml`]: FAULT,
     },
   });
-  const token = (await s.token('ws-app', 's')).accessToken!;
-  const c = (await wsOpen(`ws://127.0.0.1:${s.home.ports.http}/ws/1.0.0`, { token })).ws!;
+  const c = (await open()).ws!;
   const one = async (send: string | Buffer): Promise<[string, boolean]> => {
     const p = nextMessages(c, 1);
     c.send(send);
@@ -124,12 +120,8 @@ t.test('dispatchSeq on client messages, outDispatchSeq and the outflow sequence 
 
 t.test('sequences redeployed while a session is open apply to its next messages', async (t) => {
   const be = await wsBackend(t);
-  const s = await startSecured(t, {
-    apis: { ws: wsApiToml({ name: 'Ws', context: '/ws', production: be.url }) },
-    apps: { app: appToml({ name: 'WsApp', keys: [{ id: 'ws-app', secret: 's' }], subscriptions: [{ api: 'Ws:1.0.0' }] }) },
-  });
-  const token = (await s.token('ws-app', 's')).accessToken!;
-  const c = (await wsOpen(`ws://127.0.0.1:${s.home.ports.http}/ws/1.0.0`, { token })).ws!;
+  const { s, open } = await startWsGateway(t, be.url);
+  const c = (await open()).ws!;
   const echo = async (m: string): Promise<string> => {
     const p = nextMessages(c, 1);
     c.send(m);
