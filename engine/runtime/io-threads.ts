@@ -70,8 +70,8 @@ export class IoThreads {
   constructor(private readonly log: Logger) {}
 
   /** Starts one thread per data; `source` rebuilds a thread's data when it must be restarted. */
-  async start(datas: readonly IoThreadData[], source?: IoThreadDataSource): Promise<{ http?: number; https?: number }> {
-    this.source = source ?? null;
+  async start(datas: readonly IoThreadData[], source: IoThreadDataSource): Promise<{ http?: number; https?: number }> {
+    this.source = source;
     const ports = await Promise.all(datas.map((d) => this.spawn(d)));
     return ports[0] ?? {};
   }
@@ -127,11 +127,6 @@ export class IoThreads {
   }
 
   private onDeath(index: number, code: number): void {
-    if (this.source === null) {
-      this.log.fatal({ thread: index, code }, 'io thread exited');
-      this.restarting.add(index);
-      return;
-    }
     this.log.error({ thread: index, code }, 'io thread exited; restarting it');
     this.restarting.add(index);
     void this.restart(index, 1);
