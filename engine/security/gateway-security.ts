@@ -11,8 +11,12 @@ import type { SharedStateReceiver } from '../gateway/shared-state.js';
 import { AccessIndex, type AccessSnapshot } from './access-snapshot.js';
 import { RevocationList } from './revocations.js';
 import { TokenCache } from './token-cache.js';
+import { BEARER, bearerCandidate } from './bearer-token.js';
 import type { SignResult, SignTask, VerifyResult, VerifyTask } from './jwt-worker.js';
 import type { BackendJwtView, CorsView, MutualSslView } from '../../conf/views/security.js';
+
+/** How much of a token's end keys the token cache (token-cache.ts says why not all of it). */
+const TOKEN_TAIL_CHARS = 32;
 
 /** The state keys this module shares between the main thread and io threads. */
 export const SecurityState = {
@@ -102,7 +106,7 @@ export class GatewaySecurity {
 
   private applySettings(s: SecuritySettings): void {
     this.settings = s;
-    this.cache = new TokenCache<TokenFacts>(s.cache.enabled ? s.cache.maxEntries : 0, s.cache.ttlMs);
+    this.cache = new TokenCache<TokenFacts>(s.cache.enabled ? s.cache.maxEntries : 0, s.cache.ttlMs, TOKEN_TAIL_CHARS);
     void this.introspection?.close();
     const url = new URL(s.introspection.url);
     this.introspection = new Pool(url.origin, {
@@ -138,25 +142,35 @@ export class GatewaySecurity {
       ctx.raise(900902, { headers: [['WWW-Authenticate', this.wwwAuthenticate(null, '')]] });
       return PhaseResult.STOP;
     }
-    const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(value);
+    const now = Date.now();
+    const candidate = bearerCandidate(value);
+    if (candidate !== null) {
+      const hit = this.cache.get(candidate, now);
+      if (hit !== undefined) return this.useCached(ctx, hit, now);
+    }
+    const m = BEARER.exec(value);
     if (m === null) {
       this.invalid(ctx, 'the credentials are not a Bearer token');
       return PhaseResult.STOP;
     }
     const token = m[1]!;
-    const now = Date.now();
-    const hit = this.cache.get(token, now);
-    if (hit !== undefined) {
-      if (this.revoked.has(hit.tokenId)) { this.invalid(ctx, 'the access token has been revoked'); return PhaseResult.STOP; }
-      if (hit.expiresAt <= now - s.clockSkewSec * 1000) { this.invalid(ctx, 'the access token has expired'); return PhaseResult.STOP; }
-      ctx.token = hit;
-      return PhaseResult.CONTINUE;
+    if (candidate === null) {
+      const hit = this.cache.get(token, now);
+      if (hit !== undefined) return this.useCached(ctx, hit, now);
     }
     const parts = token.split('.');
     if (parts.length === 3) return this.startJwt(ctx, token, parts[0]!);
     if (parts.length !== 1) { this.invalid(ctx, 'the access token is malformed'); return PhaseResult.STOP; }
     this.introspect(ctx, token);
     return PhaseResult.SUSPEND;
+  }
+
+  /** A token validated before: still good unless revoked or expired since. */
+  private useCached(ctx: MessageContext, hit: TokenFacts, now: number): PhaseResult {
+    if (this.revoked.has(hit.tokenId)) { this.invalid(ctx, 'the access token has been revoked'); return PhaseResult.STOP; }
+    if (hit.expiresAt <= now - this.settings!.clockSkewSec * 1000) { this.invalid(ctx, 'the access token has expired'); return PhaseResult.STOP; }
+    ctx.token = hit;
+    return PhaseResult.CONTINUE;
   }
 
   private invalid(ctx: MessageContext, why: string): void {

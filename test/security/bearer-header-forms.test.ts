@@ -1,0 +1,67 @@
+import t from 'tap';
+import { startSecured, appToml, securedApiToml } from '../helpers/secured.js';
+import { echoBackend, faultOf } from '../helpers/backends.js';
+import { bearerCandidate, BEARER } from '../../engine/security/bearer-token.js';
+import { TokenCache } from '../../engine/security/token-cache.js';
+
+t.test('every spelling RFC 6750 allows passes, before and after the token is cached; anything else is 900901', async (t) => {
+  const be = await echoBackend(t);
+  const s = await startSecured(t, {
+    apis: { secure: securedApiToml({ name: 'AcmeSecure', context: '/secure', production: be.url }) },
+    apps: { acme: appToml({ name: 'AcmeApp', keys: [{ id: 'acme-client', secret: 'acme-secret' }], subscriptions: [{ api: 'AcmeSecure:1.0.0' }] }) },
+  });
+  const spellings = (at: string) => [`bearer ${at}`, `BEARER\t${at}`, `  Bearer   ${at} \t`, `Bearer ${at}`, `Bearer ${at}  `];
+  // A fresh token per round: the first spelling of each round is validated, the others are cache hits.
+  for (let round = 0; round < 2; round++) {
+    const at = (await s.token('acme-client', 'acme-secret')).accessToken!;
+    const list = spellings(at);
+    if (round === 1) list.reverse();
+    for (const value of list) {
+      const r = await s.call('/secure/1.0.0/x', undefined, { headers: { authorization: value } });
+      t.equal(r.status, 200, `round ${round}: ${JSON.stringify(value.replace(at, '<token>'))} passes`);
+    }
+  }
+  const at = (await s.token('acme-client', 'acme-secret')).accessToken!;
+  t.equal((await s.call('/secure/1.0.0/x', at)).status, 200, 'cached');
+  const bad = [`Bearer ${at} extra`, `Bearer ${at.slice(0, 40)} ${at.slice(40)}`, `Bearer${at}`, `Token ${at}`, `Bearer x${at}`, `Bearer ${at.slice(1)}`];
+  for (const value of bad) {
+    const r = await s.call('/secure/1.0.0/x', undefined, { headers: { authorization: value } });
+    t.equal(faultOf(r)?.code, 900901, `${JSON.stringify(value.replace(at, '<token>'))} is refused though the token is cached`);
+  }
+});
+
+t.test('bearerCandidate gives only what BEARER would give, or null', async (t) => {
+  const tok = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
+  for (const v of [`Bearer ${tok}`, `Bearer    ${tok}`, `Bearer ${tok} \t `]) {
+    t.equal(bearerCandidate(v), tok, JSON.stringify(v));
+    t.equal(BEARER.exec(v)?.[1], tok);
+  }
+  for (const v of [`bearer ${tok}`, ` Bearer ${tok}`, `Bearer\t${tok}`, 'Bearer ', 'Bearer    ', `Basic ${tok}`]) t.equal(bearerCandidate(v), null, `${JSON.stringify(v)}: left to BEARER`);
+  // A candidate may hold whitespace: it is only ever a cache key, and the cache holds nothing BEARER refused.
+  t.equal(bearerCandidate(`Bearer a b`), 'a b');
+  t.equal(BEARER.exec('Bearer a b'), null);
+});
+
+t.test('the token cache keyed by a token tail never answers for another token with the same tail', async (t) => {
+  const c = new TokenCache<string>(10, 60_000, 8);
+  const now = Date.now();
+  c.set('AAAA.payload-one.SIGNATURE', 'one', now + 60_000, now);
+  t.equal(c.get('AAAA.payload-one.SIGNATURE', now), 'one');
+  t.equal(c.get('AAAA.payload-two.SIGNATURE', now), undefined, 'same tail, different token: a miss');
+  c.set('AAAA.payload-two.SIGNATURE', 'two', now + 60_000, now);
+  t.equal(c.get('AAAA.payload-two.SIGNATURE', now), 'two', 'the newer takes the slot');
+  t.equal(c.get('AAAA.payload-one.SIGNATURE', now), undefined, 'the older is gone, not confused with it');
+  t.equal(c.size, 1);
+  t.equal(c.get('short', now), undefined);
+  c.set('short', 's', now + 1000, now);
+  t.equal(c.get('short', now), 's', 'keys shorter than the tail are whole');
+  t.equal(c.get('short', now + 1000), undefined, 'expired at its deadline');
+  const full = new TokenCache<number>(2, 60_000, 4);
+  full.set('k-000001', 1, now + 60_000, now);
+  full.set('k-000002', 2, now + 60_000, now);
+  full.set('k-000002', 22, now + 60_000, now);
+  t.equal(full.get('k-000001', now), 1, 'replacing an entry does not evict another');
+  full.set('k-000003', 3, now + 60_000, now);
+  t.equal(full.get('k-000001', now), undefined, 'the oldest goes when full');
+  t.equal(full.deleteWhere((v) => v === 3), 1);
+});
