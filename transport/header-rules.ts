@@ -89,12 +89,19 @@ export class HeaderRules {
   }
 }
 
+/** A Connection value that lists no header name: the one nearly every peer sends. */
+function onlyPersistence(value: string): boolean {
+  return (value.length === 10 || value.length === 5) && (value === 'keep-alive' || value === 'close' || value === 'Keep-Alive' || value === 'Close');
+}
+
 /** Names listed in a Connection header are hop-by-hop too (RFC 9110 §7.6.1). */
 function connectionListed(headers: readonly string[]): string[] | null {
   let out: string[] | null = null;
   for (let i = 0; i < headers.length; i += 2) {
     if (headers[i] !== 'connection') continue;
-    for (const t of headers[i + 1]!.split(',')) {
+    const value = headers[i + 1]!;
+    if (onlyPersistence(value)) continue;
+    for (const t of value.split(',')) {
       const n = t.trim().toLowerCase();
       if (n && n !== 'close' && n !== 'keep-alive') (out ??= []).push(n);
     }
