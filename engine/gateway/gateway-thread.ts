@@ -21,6 +21,7 @@ import { publishCall, hasCallSubscribers } from './call-events.js';
 import { ThrottlePhase } from '../throttling/throttle-phase.js';
 import { TracePhase } from './telemetry/trace.js';
 import { WebSocketGateway, type WebSocketSettings } from '../websocket/websocket-gateway.js';
+import { clientAddress } from '../../transport/client-address.js';
 
 export interface ListenerTlsFiles {
   readonly keyFile: string;
@@ -184,7 +185,7 @@ export class GatewayThread implements GatewayRuntime {
     chunkedSeen = false;
     req.forEach(collectHeader);
     res.onAborted(ctx.onClientAborted);
-    ctx.clientIp = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+    ctx.clientIp = clientAddress(res);
     if (chunkedSeen) ctx.chunked = true;
     else if (contentLengths > 0) ctx.contentLength = Number(firstContentLength);
     this.onMessageStart(ctx);

@@ -18,6 +18,7 @@ import type { ThrottlePhase } from '../throttling/throttle-phase.js';
 import { LocalMessageThrottle, WS_POLICY_STATE, type MessagePolicies, type MessageThrottle } from './message-throttle.js';
 import { DispatchAction, WsDispatch } from './ws-dispatch.js';
 import { WsSession } from './ws-session.js';
+import { clientAddress } from '../../transport/client-address.js';
 
 /** [sluice.websocket] and [transport.ws(s)] settings, with the wss trust store loaded (PEM): posted to io threads. */
 export interface WebSocketSettings extends WebSocketView {
@@ -132,7 +133,7 @@ export class WebSocketGateway implements RelayFilter<WsSession>, RelayListener<W
     hs.bind(ctx);
     ctx.terminal = hs;
     ctx.query = this.takeQueryToken(ctx, req.getQuery() ?? '');
-    ctx.clientIp = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+    ctx.clientIp = clientAddress(res);
     res.onAborted(hs.onAborted);
     this.host.onMessageStart(ctx);
     this.host.admit(ctx);
