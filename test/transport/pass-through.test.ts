@@ -2,7 +2,7 @@ import t from 'tap';
 import crypto from 'node:crypto';
 import { startSluice } from '../helpers/sluice.js';
 import { apiToml, API_DIR } from '../helpers/home.js';
-import { echoBackend, request, faultOf, type SeenRequest } from '../helpers/backends.js';
+import { echoBackend, request, faultOf, rawBackend, rawExchange, onRequestHead, type SeenRequest } from '../helpers/backends.js';
 
 t.test('a call passes through to /<endpoint base>/<resource path>?<query> and back', async (t) => {
   const be = await echoBackend(t);
@@ -91,6 +91,25 @@ t.test('hop-by-hop headers are removed both ways', async (t) => {
   t.equal(r.headers['keep-alive'], undefined);
   t.equal(r.headers['proxy-connection'], undefined);
   t.equal(r.headers['x-end'], 'kept');
+});
+
+t.test('response headers: hop-by-hop names in any case are dropped, the rest pass byte for byte (latin1 too)', async (t) => {
+  const be = await rawBackend(t, (sock) => onRequestHead(sock, () => {
+    sock.write(Buffer.concat([
+      Buffer.from('HTTP/1.1 200 OK\r\nCONNECTION: Keep-Alive, X-Hop\r\nKeep-Alive: timeout=5\r\nX-Hop: backend-only\r\nProxy-Connection: x\r\n'
+        + 'DATE: Mon, 01 Jan 2024 00:00:00 GMT\r\nContent-Length: 2\r\nX-Case: Kept\r\nX-Latin: caf', 'latin1'),
+      Buffer.from([0xe9]),
+      Buffer.from('\r\n\r\nok', 'latin1'),
+    ]));
+  }));
+  const s = await startSluice(t, {}, { [`${API_DIR}/echo.toml`]: apiToml({ name: 'Echo', context: '/echo', production: be.url }) });
+  const raw = await rawExchange(s.home.ports.http, 'GET /echo/1.0.0/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  const head = raw.text.slice(0, raw.text.indexOf('\r\n\r\n'));
+  t.match(head, /^HTTP\/1\.1 200 OK\r\n/);
+  t.notMatch(head, /x-hop|keep-alive:|proxy-connection/i, 'hop-by-hop fields, and those Connection names, are gone whatever their case');
+  t.notMatch(head, /Mon, 01 Jan 2024/, "the backend's Date is replaced by the gateway's");
+  t.match(head, /\r\nX-Case: Kept(\r\n|$)/, 'other names keep their case and value');
+  t.ok(Buffer.from(raw.text, 'latin1').includes(Buffer.from('X-Latin: caf\xe9', 'latin1')), 'a latin1 byte is sent as the backend sent it');
 });
 
 t.test('user agent and server headers follow http.user.agent.preserve and http.server.preserve', async (t) => {
