@@ -22,6 +22,7 @@ import { ThrottlePhase } from '../throttling/throttle-phase.js';
 import { TracePhase } from './telemetry/trace.js';
 import { WebSocketGateway, type WebSocketSettings } from '../websocket/websocket-gateway.js';
 import { clientAddress } from '../../transport/client-address.js';
+import { InFlightCalls } from './in-flight-calls.js';
 
 export interface ListenerTlsFiles {
   readonly keyFile: string;
@@ -88,7 +89,7 @@ export class GatewayThread implements GatewayRuntime {
   readonly pools: SenderPools;
   readonly deployed: DeployedApis;
   readonly ws: WebSocketGateway;
-  private readonly inFlight = new Set<MessageContext>();
+  private readonly inFlight = new InFlightCalls<MessageContext>();
   private readonly listenSockets: us_listen_socket[] = [];
   private readonly apps: TemplatedApp[] = [];
   private readonly sweeper: NodeJS.Timeout;
@@ -269,7 +270,7 @@ export class GatewayThread implements GatewayRuntime {
     const limit = this.init.globalTimeoutMs;
     if (limit <= 0 || this.inFlight.size === 0) return;
     const now = performance.now();
-    for (const ctx of this.inFlight) {
+    for (const ctx of this.inFlight.toArray()) {
       if (now - ctx.startedAt > limit && ctx.phase !== MessagePhase.QUEUED) ctx.timedOut(limit);
     }
   }
@@ -296,7 +297,7 @@ export class GatewayThread implements GatewayRuntime {
       const timer = setTimeout(() => {
         if (this.inFlight.size) this.log.warn({ inFlight: this.inFlight.size }, 'graceful stop deadline passed; closing calls in flight');
         if (this.ws.sessionCount) this.log.warn({ sessions: this.ws.sessionCount }, 'graceful stop deadline passed; dropping WebSocket sessions');
-        for (const ctx of [...this.inFlight]) { ctx.exchange?.abort(); if (!ctx.aborted && !ctx.finished) ctx.res.close(); ctx.finish(); }
+        for (const ctx of this.inFlight.toArray()) { ctx.exchange?.abort(); if (!ctx.aborted && !ctx.finished) ctx.res.close(); ctx.finish(); }
         this.ws.terminateAll();
         done();
       }, deadlineMs);

@@ -118,6 +118,8 @@ export class MessageContext implements SenderHandler {
   readonly reqHeaders: string[] = [];
   clientIp = '';
   secure = false;
+  /** Its place in the io thread's InFlightCalls, -1 when not listed. */
+  inFlightIndex = -1;
   /** -1: no Content-Length. */
   contentLength = -1;
   chunked = false;
