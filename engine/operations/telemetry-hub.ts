@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../conf/config.js';
 import { accessLogView, analyticsView, metricsView, oauthView, tracingView, type AccessLogView, type AnalyticsView, type TracingView } from '../../conf/typed-config.js';
 import type { TelemetryBatch, TelemetrySettings } from '../gateway/telemetry/types.js';
-import { decodeCall } from '../gateway/telemetry/call-tuple.js';
+import { readCalls } from '../gateway/telemetry/call-columns.js';
 import { AccessLog, gatewayLine, servletLine, type ServletRecord } from './access-log.js';
 import { AnalyticsLog } from './analytics.js';
 import { NodeMetrics } from './metrics.js';
@@ -80,12 +80,11 @@ export class TelemetryHub {
     try {
       if (b.metrics) this.metrics.addDelta(b.metrics);
       if (b.gauges) this.metrics.setThreadGauges(b.thread, b.gauges);
-      if (b.calls.length === 0) return;
+      if (b.calls === null) return;
       const access = this.accessLog;
       const analytics = this.analytics;
       const reporters = this.reporters;
-      for (const tuple of b.calls) {
-        const c = decodeCall(tuple);
+      for (const c of readCalls(b.calls, b.thread)) {
         if (access) access.write(gatewayLine(c));
         if (analytics) analytics.write(c);
         if (reporters.length && c.trace) {

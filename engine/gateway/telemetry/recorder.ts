@@ -4,11 +4,11 @@ import type { MessageContext } from '../message-context.js';
 import type { SenderPools } from '../backend-target.js';
 import type { WorkerPool } from '../worker-pool.js';
 import { traceFor } from './trace.js';
-import { encodeCall, type CallTuple } from './call-tuple.js';
+import { CallColumnsWriter, NumCol, StrCol } from './call-columns.js';
 import type { ApiDefinition } from '../../registry/types.js';
 import {
   LATENCY_BUCKETS, TELEMETRY_OFF,
-  type CallRecord, type HistogramDelta, type MetricsDelta, type TelemetryBatch, type TelemetrySettings, type ThreadGauges,
+  type HistogramDelta, type MetricsDelta, type TelemetryBatch, type TelemetrySettings, type ThreadGauges,
 } from './types.js';
 
 /** What the recorder reads from its io thread. */
@@ -62,7 +62,7 @@ function isThrottle(code: number): boolean {
 export class CallRecorder {
   private settings: TelemetrySettings = TELEMETRY_OFF;
   private subscribed = false;
-  private calls: CallTuple[] = [];
+  private readonly calls = new CallColumnsWriter(MAX_BATCH);
   /** By API definition object (identity: no key string built per call); null for calls no API matched. */
   private readonly stats = new Map<ApiDefinition | null, ApiStats>();
   private readonly transport = new Map<string, number>();
@@ -95,8 +95,8 @@ export class CallRecorder {
       const status = ctx.respStatus || (ctx.aborted ? 499 : 0);
       if (this.settings.metrics) this.count(ctx, status, durationMs);
       if (this.settings.records) {
-        this.calls.push(encodeCall(this.record(ctx, status, durationMs)));
-        if (this.calls.length >= MAX_BATCH) this.flushRecords();
+        this.write(ctx, status, durationMs);
+        if (this.calls.full) this.flushRecords();
         else this.recordTimer ??= setTimeout(() => { this.recordTimer = null; this.flushRecords(); }, this.settings.flushIntervalMs);
       }
     } catch (err) {
@@ -137,49 +137,59 @@ export class CallRecorder {
     return out;
   }
 
-  private record(ctx: MessageContext, status: number, durationMs: number): CallRecord {
+  /** The call's row in the batch: no record object, no tuple (call-columns.ts). */
+  private write(ctx: MessageContext, status: number, durationMs: number): void {
     const def = ctx.api?.def;
     const auth = ctx.auth;
-    let trace = ctx.trace;
-    if (this.settings.tracing && trace === null) {
-      // The call ended before the trace phase (a fault): it still gets its span.
-      trace = traceFor(ctx);
-      ctx.trace = trace;
+    const w = this.calls;
+    w.next();
+    w.num(NumCol.STARTED_AT, this.origin + ctx.startedAt);
+    w.num(NumCol.DURATION_MS, durationMs);
+    w.num(NumCol.SECURE, ctx.secure ? 1 : 0);
+    w.num(NumCol.STATUS, status);
+    w.num(NumCol.BYTES, ctx.respBytes);
+    w.num(NumCol.BACKEND_LATENCY_MS, ctx.backendLatencyMs);
+    w.num(NumCol.BACKEND_STARTED_AT, ctx.backendStartedAt > 0 ? this.origin + ctx.backendStartedAt : -1);
+    w.num(NumCol.ERROR_CODE, ctx.errorCode);
+    w.str(StrCol.METHOD, ctx.method);
+    w.str(StrCol.PATH, ctx.path);
+    w.str(StrCol.QUERY, ctx.query);
+    w.str(StrCol.CLIENT_IP, ctx.clientIp);
+    w.str(StrCol.USER_AGENT, ctx.header('user-agent') ?? '');
+    w.str(StrCol.REFERER, ctx.header('referer') ?? '');
+    w.str(StrCol.API_NAME, def ? def.name : null);
+    w.str(StrCol.API_VERSION, def ? def.version : null);
+    w.str(StrCol.API_CONTEXT, def ? def.context : null);
+    w.str(StrCol.API_TYPE, def ? def.type : null);
+    w.str(StrCol.API_RESOURCE, def ? ctx.resource?.def.uriTemplate ?? '' : null);
+    w.str(StrCol.APPLICATION, auth ? auth.application : null);
+    w.str(StrCol.OWNER, auth ? auth.subscriber : null);
+    w.str(StrCol.KEY_TYPE, auth ? auth.keyType : null);
+    w.str(StrCol.USER, auth ? auth.user : null);
+    w.str(StrCol.TIER, auth ? auth.tier : null);
+    w.str(StrCol.APPLICATION_TIER, auth ? auth.applicationTier : null);
+    w.str(StrCol.BACKEND_URL, ctx.target?.url ?? '');
+    w.str(StrCol.ERROR_MESSAGE, ctx.errorMessage);
+    const st = this.settings;
+    if (st.headers || st.tracing) {
+      let trace = ctx.trace;
+      if (st.tracing && trace === null) {
+        // The call ended before the trace phase (a fault): it still gets its span.
+        trace = traceFor(ctx);
+        ctx.trace = trace;
+      }
+      w.extra([
+        st.headers ? this.headers(ctx.reqHeaders, true) : null,
+        st.headers ? this.headers(ctx.respHeaders, false) : null,
+        st.tracing ? trace : null,
+      ]);
     }
-    return {
-      startedAt: this.origin + ctx.startedAt,
-      durationMs,
-      method: ctx.method,
-      path: ctx.path,
-      query: ctx.query,
-      clientIp: ctx.clientIp,
-      secure: ctx.secure,
-      status,
-      bytes: ctx.respBytes,
-      userAgent: ctx.header('user-agent') ?? '',
-      referer: ctx.header('referer') ?? '',
-      api: def ? { name: def.name, version: def.version, context: def.context, type: def.type, resource: ctx.resource?.def.uriTemplate ?? '' } : null,
-      auth: auth ? {
-        application: auth.application, owner: auth.subscriber, keyType: auth.keyType, user: auth.user,
-        tier: auth.tier, applicationTier: auth.applicationTier,
-      } : null,
-      backendLatencyMs: ctx.backendLatencyMs,
-      backendStartedAt: ctx.backendStartedAt > 0 ? this.origin + ctx.backendStartedAt : -1,
-      backendUrl: ctx.target?.url ?? '',
-      errorCode: ctx.errorCode,
-      errorMessage: ctx.errorMessage,
-      requestHeaders: this.settings.headers ? this.headers(ctx.reqHeaders, true) : null,
-      responseHeaders: this.settings.headers ? this.headers(ctx.respHeaders, false) : null,
-      trace: this.settings.tracing ? trace : null,
-      thread: this.host.index,
-    };
   }
 
   private flushRecords(): void {
     if (this.recordTimer) { clearTimeout(this.recordTimer); this.recordTimer = null; }
-    if (this.calls.length === 0) return;
-    const calls = this.calls;
-    this.calls = [];
+    const calls = this.calls.take();
+    if (calls === null) return;
     this.post({ thread: this.host.index, calls, metrics: null, gauges: null });
   }
 
@@ -221,7 +231,7 @@ export class CallRecorder {
     if (this.metricsTimer) { clearTimeout(this.metricsTimer); this.metricsTimer = null; }
     const metrics = this.takeMetrics();
     const g = gauges && this.settings.metrics ? this.gauges() : null;
-    if (metrics !== null || g !== null) this.post({ thread: this.host.index, calls: [], metrics, gauges: g });
+    if (metrics !== null || g !== null) this.post({ thread: this.host.index, calls: null, metrics, gauges: g });
   }
 
   stop(): void {

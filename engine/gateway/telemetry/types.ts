@@ -1,3 +1,5 @@
+import type { EncodedCalls } from './call-columns.js';
+
 /**
  * Telemetry between an io thread and the main thread (docs/operations.md, "How telemetry leaves the io
  * threads"). Each io thread subscribes to the call channel only when something listens, turns each
@@ -120,8 +122,8 @@ export interface ThreadGauges {
 
 export interface TelemetryBatch {
   readonly thread: number;
-  /** CallRecords encoded as tuples (call-tuple.ts). */
-  readonly calls: readonly (readonly unknown[])[];
+  /** Finished calls, in columns (call-columns.ts); null when the batch only carries metrics or gauges. */
+  readonly calls: EncodedCalls | null;
   readonly metrics: MetricsDelta | null;
   readonly gauges: ThreadGauges | null;
 }

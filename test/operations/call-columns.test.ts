@@ -1,0 +1,56 @@
+import t from 'tap';
+import { CallColumnsWriter, NumCol, StrCol, readCalls } from '../../engine/gateway/telemetry/call-columns.js';
+import type { CallRecord } from '../../engine/gateway/telemetry/types.js';
+
+function write(w: CallColumnsWriter, r: CallRecord): void {
+  w.next();
+  w.num(NumCol.STARTED_AT, r.startedAt); w.num(NumCol.DURATION_MS, r.durationMs); w.num(NumCol.SECURE, r.secure ? 1 : 0);
+  w.num(NumCol.STATUS, r.status); w.num(NumCol.BYTES, r.bytes); w.num(NumCol.BACKEND_LATENCY_MS, r.backendLatencyMs);
+  w.num(NumCol.BACKEND_STARTED_AT, r.backendStartedAt); w.num(NumCol.ERROR_CODE, r.errorCode);
+  w.str(StrCol.METHOD, r.method); w.str(StrCol.PATH, r.path); w.str(StrCol.QUERY, r.query); w.str(StrCol.CLIENT_IP, r.clientIp);
+  w.str(StrCol.USER_AGENT, r.userAgent); w.str(StrCol.REFERER, r.referer);
+  w.str(StrCol.API_NAME, r.api?.name ?? null); w.str(StrCol.API_VERSION, r.api?.version ?? null); w.str(StrCol.API_CONTEXT, r.api?.context ?? null);
+  w.str(StrCol.API_TYPE, r.api?.type ?? null); w.str(StrCol.API_RESOURCE, r.api?.resource ?? null);
+  w.str(StrCol.APPLICATION, r.auth?.application ?? null); w.str(StrCol.OWNER, r.auth?.owner ?? null); w.str(StrCol.KEY_TYPE, r.auth?.keyType ?? null);
+  w.str(StrCol.USER, r.auth?.user ?? null); w.str(StrCol.TIER, r.auth?.tier ?? null); w.str(StrCol.APPLICATION_TIER, r.auth?.applicationTier ?? null);
+  w.str(StrCol.BACKEND_URL, r.backendUrl); w.str(StrCol.ERROR_MESSAGE, r.errorMessage);
+  if (r.requestHeaders || r.responseHeaders || r.trace) w.extra([r.requestHeaders, r.responseHeaders, r.trace]);
+}
+
+const base: CallRecord = {
+  startedAt: 1_763_800_000_123.25, durationMs: 1.5, method: 'GET', path: '/echo/1.0.0/x', query: 'a=1', clientIp: '127.0.0.1', secure: false,
+  status: 200, bytes: 24, userAgent: 'wrk', referer: '', api: { name: 'Echo', version: '1.0.0', context: '/echo', type: 'HTTP', resource: '/*' },
+  auth: null, backendLatencyMs: 0.8, backendStartedAt: 1_763_800_000_123.5, backendUrl: 'http://127.0.0.1:18930', errorCode: 0, errorMessage: '',
+  requestHeaders: null, responseHeaders: null, trace: null, thread: 1,
+};
+
+t.test('calls cross in columns and come back as the same records', async (t) => {
+  const calls: CallRecord[] = [
+    base,
+    { ...base, path: '/echo/1.0.0/y', status: 503, errorCode: 101503, errorMessage: 'Connection refused in REQUEST_READY', backendLatencyMs: -1, backendStartedAt: -1 },
+    { ...base, api: null, backendUrl: '', status: 404, secure: true },
+    { ...base, auth: { application: 'AcmeApp', owner: 'admin', keyType: 'PRODUCTION', user: 'admin', tier: 'Gold', applicationTier: 'Unlimited' },
+      requestHeaders: ['x-a', '1'], trace: { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), parentId: '', backendSpanId: 'c'.repeat(16), sampled: true } },
+    { ...base, method: 'POST', userAgent: '', query: '' },
+    base,
+  ];
+  const w = new CallColumnsWriter(8);
+  for (const c of calls) write(w, c);
+  const e = w.take()!;
+  t.equal(e.count, calls.length);
+  t.same(readCalls(e, 1), calls, 'every field, null API and caller included, extras where they were');
+  t.ok(e.strings.length < 45, `repeated strings are written once per run (${e.strings.length} in the table for ${calls.length * 19} string fields)`);
+  t.equal(w.take(), null, 'the writer starts empty after take');
+  write(w, calls[3]!);
+  t.same(readCalls(w.take()!, 2), [{ ...calls[3]!, thread: 2 }], 'a new batch does not refer to the last batch\'s strings');
+});
+
+t.test('the writer says when its batch is full', async (t) => {
+  const w = new CallColumnsWriter(2);
+  write(w, base);
+  t.notOk(w.full);
+  write(w, base);
+  t.ok(w.full);
+  t.equal(w.take()!.count, 2);
+  t.notOk(w.full);
+});
