@@ -23,6 +23,7 @@ import { TracePhase } from './telemetry/trace.js';
 import { WebSocketGateway, type WebSocketSettings } from '../websocket/websocket-gateway.js';
 import { clientAddress } from '../../transport/client-address.js';
 import { InFlightCalls } from './in-flight-calls.js';
+import { performance } from 'node:perf_hooks';
 
 export interface ListenerTlsFiles {
   readonly keyFile: string;

@@ -14,6 +14,7 @@ import type { WorkerPool } from './worker-pool.js';
 import type { ApiMediation } from './api-mediation.js';
 import type { CallFacts } from '../../mediation/index.js';
 import type { TraceRecord } from './telemetry/types.js';
+import { performance } from 'node:perf_hooks';
 
 /** What a message needs from its io thread. */
 export interface GatewayRuntime {

@@ -7,6 +7,7 @@ import { HttpError, BodyAbortedError, BodyTooLargeError } from './errors.js';
 import { ServletRequest } from './request.js';
 import type { Reply } from './reply.js';
 import { Router, type Handler, type RouteOptions } from './router.js';
+import { performance } from 'node:perf_hooks';
 
 /** One listening port of the servlet transport. */
 export interface ServletConnectorOptions {

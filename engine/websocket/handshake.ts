@@ -5,6 +5,7 @@ import type { BackendTarget } from '../gateway/backend-target.js';
 import { openBackend, type BackendOpenHandler, type PendingBackend } from '../../transport/websocket/backend-socket.js';
 import { TransportErrorCode, TRANSPORT_ERRORS, type BackendTransportError } from '../../transport/transport-errors.js';
 import type { WebSocketGateway } from './websocket-gateway.js';
+import { performance } from 'node:perf_hooks';
 
 /** Handshake headers ws writes itself, and hop-by-hop ones, never forwarded. */
 const OWN_HEADERS = new Set(['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'sec-websocket-protocol']);

@@ -10,6 +10,7 @@ import {
   LATENCY_BUCKETS, TELEMETRY_OFF,
   type HistogramDelta, type MetricsDelta, type TelemetryBatch, type TelemetrySettings, type ThreadGauges,
 } from './types.js';
+import { performance } from 'node:perf_hooks';
 
 /** What the recorder reads from its io thread. */
 export interface RecorderHost {
