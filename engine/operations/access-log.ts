@@ -28,6 +28,13 @@ export function clfTime(ms: number): string {
 /** A field as written between quotes: `"` and `\` escaped, control and non-ASCII bytes as \xNN (no log injection). */
 export function quoted(v: string): string {
   if (v === '') return '"-"';
+  // Nearly every field is plain printable ASCII: one scan, one concatenation.
+  let plain = true;
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c === 0x22 || c === 0x5c || c < 0x20 || c > 0x7e) { plain = false; break; }
+  }
+  if (plain) return '"' + v + '"';
   let out = '';
   for (let i = 0; i < v.length; i++) {
     const c = v.charCodeAt(i);
@@ -38,9 +45,12 @@ export function quoted(v: string): string {
   return `"${out}"`;
 }
 
+const TOKEN_UNSAFE = /[\s"\\\x00-\x1f\x7f]/;
+
 /** An unquoted token: spaces and control characters escaped, '-' when empty. */
 function token(v: string): string {
   if (v === '') return '-';
+  if (!TOKEN_UNSAFE.test(v)) return v;
   return v.replace(/[\s"\\\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
