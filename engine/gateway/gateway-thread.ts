@@ -11,7 +11,7 @@ import type { FaultRenderer } from './fault.js';
 import { SequenceFaultRenderer } from './sequence-faults.js';
 import { SequenceRegistry, type SequenceSet, type Codecs } from '../../mediation/index.js';
 import { MessageContext, MessagePhase, Slot, type GatewayRuntime } from './message-context.js';
-import type { GatewayPhase } from './phase.js';
+import { stepsOf, type GatewayPhase, type PhaseStep } from './phase.js';
 import { buildPhases } from './phase-list.js';
 import { SharedStateReceiver } from './shared-state.js';
 import { GatewaySecurity } from '../security/gateway-security.js';
@@ -79,6 +79,7 @@ const collectHeader = (name: string, value: string): void => {
 export class GatewayThread implements GatewayRuntime {
   /** The phases a message runs, replaced whole (never edited) when tracing is switched on or off. */
   phases: GatewayPhase[];
+  phaseSteps: PhaseStep[];
   private readonly basePhases: GatewayPhase[];
   readonly state: SharedStateReceiver;
   readonly security: GatewaySecurity;
@@ -123,6 +124,7 @@ export class GatewayThread implements GatewayRuntime {
     this.security = new GatewaySecurity(this.state, log, (payload) => this.notifyMain('security', payload));
     this.basePhases = buildPhases(this);
     this.phases = this.basePhases;
+    this.phaseSteps = stepsOf(this.phases);
     const s = init.sender;
     this.ws = new WebSocketGateway(this, init.websocket, {
       ca: s.ca, checkServerIdentity: identityCheck(s.hostnameVerifier), clientKeyPem: s.clientKeyPem, clientCertPem: s.clientCertPem,
@@ -253,6 +255,8 @@ export class GatewayThread implements GatewayRuntime {
     const has = this.phases.length > this.basePhases.length;
     if (on && !has) this.phases = [...this.basePhases, new TracePhase()];
     else if (!on && has) this.phases = this.basePhases;
+    else return;
+    this.phaseSteps = stepsOf(this.phases);
   }
 
   deployApis(apis: readonly ApiDefinition[]): void {

@@ -7,7 +7,7 @@ import { BodyMode, type SenderHandler } from '../../transport/sender/sender-hand
 import type { ApiRuntime, ResourceRuntime } from './api-router.js';
 import type { BackendTarget } from './backend-target.js';
 import { statusLine, type FaultFacts, type FaultInfo, type FaultRenderer } from './fault.js';
-import { PhaseResult, type GatewayPhase } from './phase.js';
+import { PhaseResult, type GatewayPhase, type PhaseStep } from './phase.js';
 import { buildBackendHead, writeResponseHead, type HeaderRules } from '../../transport/header-rules.js';
 import { handlerError, type HandlerError } from '../../mediation/api-handler-errors.js';
 import type { WorkerPool } from './worker-pool.js';
@@ -20,6 +20,8 @@ import { performance } from 'node:perf_hooks';
 export interface GatewayRuntime {
   readonly log: Logger;
   readonly phases: readonly GatewayPhase[];
+  /** The phases' onRequest, bound, in the same order (phase.ts). */
+  readonly phaseSteps: readonly PhaseStep[];
   readonly faults: FaultRenderer;
   readonly headerRules: HeaderRules;
   readonly workerPool: WorkerPool;
@@ -329,15 +331,16 @@ export class MessageContext implements SenderHandler {
   proceed(): void {
     if (this.finished) return;
     this.phase = MessagePhase.PIPELINE;
-    const phases = this.gw.phases;
-    while (this.phaseIndex < phases.length) {
-      const phase = phases[this.phaseIndex++]!;
+    const steps = this.gw.phaseSteps;
+    while (this.phaseIndex < steps.length) {
+      const i = this.phaseIndex++;
       let r: PhaseResult;
       try {
-        r = phase.onRequest(this);
+        r = steps[i]!(this);
       } catch (err) {
-        this.gw.log.error({ phase: phase.name, err: (err as Error).message, stack: (err as Error).stack }, 'phase failed');
-        this.fault({ code: 101510, status: 500, message: 'Runtime Error', description: `Error while processing the request (${phase.name})`, sequence: 'fault' });
+        const name = this.gw.phases[i]?.name ?? String(i);
+        this.gw.log.error({ phase: name, err: (err as Error).message, stack: (err as Error).stack }, 'phase failed');
+        this.fault({ code: 101510, status: 500, message: 'Runtime Error', description: `Error while processing the request (${name})`, sequence: 'fault' });
         return;
       }
       if (r === PhaseResult.CONTINUE) continue;
