@@ -82,3 +82,16 @@ export async function freeOffset(bases: readonly number[] = [8280, 8243, 9443, 9
   }
   throw new Error('no free port offset found');
 }
+
+/** Resolves once something accepts connections on 127.0.0.1:port (a child process started); fails after `ms`. */
+export function waitPort(port: number, ms = 30000): Promise<void> {
+  const end = Date.now() + ms;
+  return new Promise((resolve, reject) => {
+    const attempt = (): void => {
+      const s = net.connect(port, '127.0.0.1');
+      s.once('connect', () => { s.destroy(); resolve(); });
+      s.once('error', () => { s.destroy(); if (Date.now() > end) reject(new Error(`port ${port} not open after ${ms} ms`)); else setTimeout(attempt, 50); });
+    };
+    attempt();
+  });
+}

@@ -5,10 +5,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../helpers/home.js';
+import { waitPort } from '../helpers/ports.js';
 import type { ClientResponse } from '../helpers/backends.js';
 
 export const POLICY_DIR = 'repository/deployment/server/policies';
@@ -85,20 +85,6 @@ export interface RedisServer {
   kill(): Promise<void>;
   /** Starts a fresh redis-server on the same port (no persisted data: a restart loses counters). */
   restart(): Promise<void>;
-}
-
-async function waitPort(port: number, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1');
-      s.once('connect', () => { s.destroy(); resolve(true); });
-      s.once('error', () => { s.destroy(); resolve(false); });
-    });
-    if (ok) return;
-    if (Date.now() > end) throw new Error(`redis-server did not open ${port}`);
-    await sleep(50);
-  }
 }
 
 /** A real redis-server (the Debian package's binary) on a free port, in a temporary directory. */
