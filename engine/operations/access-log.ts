@@ -46,12 +46,13 @@ export function quoted(v: string): string {
 }
 
 const TOKEN_UNSAFE = /[\s"\\\x00-\x1f\x7f]/;
+const TOKEN_UNSAFE_ALL = new RegExp(TOKEN_UNSAFE.source, 'g');
 
 /** An unquoted token: spaces and control characters escaped, '-' when empty. */
 function token(v: string): string {
   if (v === '') return '-';
   if (!TOKEN_UNSAFE.test(v)) return v;
-  return v.replace(/[\s"\\\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return v.replace(TOKEN_UNSAFE_ALL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
 /**

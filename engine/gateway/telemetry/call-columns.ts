@@ -50,10 +50,6 @@ export class CallColumnsWriter {
     this.refs = new Int32Array(capacity * STR_COLS);
   }
 
-  get count(): number {
-    return this.n;
-  }
-
   get full(): boolean {
     return this.n >= this.capacity;
   }
