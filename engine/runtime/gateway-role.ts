@@ -51,7 +51,7 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
   const apis = options.apis ?? new ApiRegistry({ dir: config.home.apisDir, store: null, bus: new LocalEventBus(), log });
   const initial = ownRegistry ? await apis.start() : apis.list();
   const stopWatchingApis = apis.onChange(async (list) => {
-    if (!threads.size) return;
+    // Also while every io thread is down: a thread being restarted gets what it missed (io-threads.ts).
     await threads.deployApis(list);
     options.onApisDeployed?.(list);
   });

@@ -58,6 +58,12 @@ export class IoThreads {
   private stopped = false;
   private source: IoThreadDataSource | null = null;
   private readonly restarting = new Set<number>();
+  /**
+   * Per io thread being restarted: the broadcasts sent since its fresh data was read. The data is a
+   * snapshot taken before the thread exists, and a broadcast meanwhile (a revocation, a deployment) skips
+   * it; these are posted to the new thread first, so it misses none of them.
+   */
+  private readonly missed = new Map<number, ToIoThread[]>();
   private readonly extensionHandlers = new Map<string, (payload: unknown, thread: number) => void>();
 
   /** Messages an io thread sends to a main-thread extension (by name). */
@@ -81,11 +87,15 @@ export class IoThreads {
     return [...this.restarting];
   }
 
-  /** One worker; resolves when it listens. A death after that is handled by `onDeath`. */
-  private spawn(data: IoThreadData): Promise<{ http?: number; https?: number }> {
+  /**
+   * One worker; resolves when it listens. A death after that is handled by `onDeath`. `missed`: broadcasts
+   * sent after `data` was read, posted before any later one (the worker reads them once it has started).
+   */
+  private spawn(data: IoThreadData, missed: readonly ToIoThread[] = []): Promise<{ http?: number; https?: number }> {
     const entry = ioThreadEntry();
     const worker = new Worker(entry.url, { workerData: data, name: `io-${data.gateway.index}`, ...(entry.execArgv ? { execArgv: entry.execArgv } : {}) });
     const handle = { worker, index: data.gateway.index };
+    for (const m of missed) worker.postMessage(m);
     this.threads.push(handle);
     return new Promise((resolve, reject) => {
       let ready = false;
@@ -135,11 +145,16 @@ export class IoThreads {
   private async restart(index: number, attempt: number): Promise<void> {
     await new Promise((r) => setTimeout(r, RESTART_DELAY_MS * attempt));
     if (this.stopped) return;
+    const missed: ToIoThread[] = [];
+    this.missed.set(index, missed);
     try {
-      await this.spawn(await this.source!(index));
+      const data = await this.source!(index);
+      this.missed.delete(index);
+      await this.spawn(data, missed);
       this.restarting.delete(index);
       this.log.info({ thread: index, attempt }, 'io thread restarted');
     } catch (err) {
+      this.missed.delete(index);
       if (this.stopped) return;
       if (attempt >= MAX_RESTARTS) {
         this.log.fatal({ thread: index, err: (err as Error).message }, `io thread could not be restarted after ${MAX_RESTARTS} attempts; it stays down`);
@@ -158,11 +173,13 @@ export class IoThreads {
 
   /** Sends to every running thread; resolves when each has applied it (or died). */
   private broadcast(make: (ack: number) => ToIoThread): Promise<void> {
-    if (this.threads.length === 0) return Promise.resolve();
     const ack = ++this.ackSeq;
+    const msg = make(ack);
+    // A thread's acknowledgement of a replayed message is not awaited: its broadcast did not include it.
+    if (msg.type !== 'flush') for (const list of this.missed.values()) list.push(msg);
+    if (this.threads.length === 0) return Promise.resolve();
     const pending = new Set(this.threads.map((t) => t.index));
     const done = new Promise<void>((resolve) => this.acks.set(ack, { pending, resolve }));
-    const msg = make(ack);
     for (const t of this.threads) t.worker.postMessage(msg);
     return done;
   }
