@@ -67,7 +67,7 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
   }
   const sequences = new SequenceRepository({ dir: mediation.sequencesDir, logger: log });
   sequences.rescan();
-  const sequenceWatch = sequences.watch((set) => { if (threads.size) void threads.deploySequences(set); });
+  const sequenceWatch = sequences.watch((set) => { void threads.deploySequences(set); });
 
   const state: Record<string, unknown> = {};
   try {
