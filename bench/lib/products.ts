@@ -121,7 +121,8 @@ export async function startSluice(o: { offset: number; ioThreads: number; files:
     fs.writeFileSync(p, text);
   }
   const http = 8280 + o.offset;
-  const proc = spawnTracked(process.execPath, [path.join(PROJECT, 'bin/sluice.js'), 'start', '--home', home], { log: path.join(home, 'stdout.log') });
+  // As an operator starts it (npx sluice): the script itself, so its shebang's node flags apply.
+  const proc = spawnTracked(path.join(PROJECT, 'bin/sluice.js'), ['start', '--home', home], { log: path.join(home, 'stdout.log') });
   await waitPort(http);
   await waitPort(9443 + o.offset);
   return { proc, home, http, servletHttps: 9443 + o.offset };

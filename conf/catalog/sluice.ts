@@ -16,6 +16,8 @@ export const SLUICE_KEYS = [
     notes: 'start even when the uWebSockets.js native binary cannot load (pure-JS fallback, far slower)' }),
   key('passthru_http', 'backend_connect_timeout', 'duration', { default: 30000, sluice: true,
     notes: 'time allowed to open a backend connection (101508 when exceeded)' }),
+  key('passthru_http', 'io_thread_young_generation_mb', 'integer', { default: 12, min: 3, sluice: true,
+    notes: 'V8 young generation of each io thread, MiB: the bound of its short-lived garbage (RSS under load); larger scavenges less often' }),
   // [apim.cache.gateway_token]
   key('apim.cache.gateway_token', 'max_entries', 'integer', { default: 100000, min: 1, sluice: true,
     notes: 'bound of the gateway token cache, per io thread; the oldest entries go first' }),

@@ -22,6 +22,8 @@ export interface PassthruView {
   readonly maxHeaderSize: number;
   readonly allowSlowFallback: boolean;
   readonly connectTimeoutMs: number;
+  /** resourceLimits.maxYoungGenerationSizeMb of each io thread. */
+  readonly ioThreadYoungGenerationMb: number;
 }
 
 export function passthruView(config: Config): PassthruView {
@@ -44,6 +46,7 @@ export function passthruView(config: Config): PassthruView {
     maxHeaderSize: config.get('passthru_http.max_header_size'),
     allowSlowFallback: config.get('passthru_http.allow_slow_fallback'),
     connectTimeoutMs: config.get('passthru_http.backend_connect_timeout'),
+    ioThreadYoungGenerationMb: config.get('passthru_http.io_thread_young_generation_mb'),
   };
 }
 

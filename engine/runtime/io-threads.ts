@@ -93,7 +93,14 @@ export class IoThreads {
    */
   private spawn(data: IoThreadData, missed: readonly ToIoThread[] = []): Promise<{ http?: number; https?: number }> {
     const entry = ioThreadEntry();
-    const worker = new Worker(entry.url, { workerData: data, name: `io-${data.gateway.index}`, ...(entry.execArgv ? { execArgv: entry.execArgv } : {}) });
+    // The young generation bounds the thread's short-lived garbage: V8's default lets it grow to 48 MiB under
+    // load, which a call's few KB of garbage do not need (docs/tuning.md).
+    const worker = new Worker(entry.url, {
+      workerData: data,
+      name: `io-${data.gateway.index}`,
+      resourceLimits: { maxYoungGenerationSizeMb: data.gateway.passthru.ioThreadYoungGenerationMb },
+      ...(entry.execArgv ? { execArgv: entry.execArgv } : {}),
+    });
     const handle = { worker, index: data.gateway.index };
     for (const m of missed) worker.postMessage(m);
     this.threads.push(handle);
