@@ -4,12 +4,14 @@ import { Agent, request } from 'undici';
 import { runLoad, type LoadResult } from './lib/load.js';
 import { svgChart, type ChartRow } from './lib/chart.js';
 import {
-  PROJECT, benchApiToml, cleanupAll, nginxAvailable, rssOf, startFastifyProxy, startNginxBackend, startNginxProxy, startSluice, stopTracked, type SluiceHandle,
+  PROJECT, benchApiToml, cleanupAll, nginxAvailable, rssOf, startFastifyProxy, startFloorProxy, startNginxBackend, startNginxProxy, startSluice, stopTracked, type SluiceHandle,
 } from './lib/products.js';
 
 /**
  * `npm run bench`: Sluice against nginx (same number of workers as io threads, upstream keep-alive),
- * @fastify/http-proxy and the direct backend, in one run, on one machine. Parameters from the environment:
+ * @fastify/http-proxy and the direct backend, in one run, on one machine; for the small GET also the floor
+ * of Sluice's own stack (bench/floor-proxy.ts: uWS + Node sockets + llhttp, no gateway logic), which tells
+ * what the gateway's logic costs and what the stack itself allows. Parameters from the environment:
  *   BENCH_DURATION   seconds per measured run (default 10; a 2 s warm-up precedes each product)
  *   BENCH_THREADS    io threads / nginx workers to try (default "1,2")
  *   BENCH_CONNECTIONS connections for the pass-through GET scenario (default "10,100,1000"); others use 100
@@ -25,9 +27,10 @@ const OTHER_CONNECTIONS = QUICK ? 50 : 100;
 const BACKEND = 18990;
 const NGINX = 18991;
 const FASTIFY = 18992;
+const FLOOR = 18993;
 const OFFSET = 700;
 
-type Product = 'direct' | 'nginx' | 'fastify' | 'sluice';
+type Product = 'direct' | 'nginx' | 'fastify' | 'floor' | 'sluice';
 
 interface Measurement {
   readonly scenario: string;
@@ -129,17 +132,20 @@ async function main(): Promise<void> {
   for (const threads of THREADS) {
     process.stdout.write(`\n== ${threads} io thread(s) / nginx worker(s)\n`);
     await startNginxProxy(NGINX + threads * 10, BACKEND, threads);
+    const floor = await startFloorProxy(FLOOR + threads * 10, BACKEND, threads);
     const sluice = await startSluice({ offset: OFFSET + threads * 10, ioThreads: threads, files: SLUICE_FILES });
     const pid = sluice.proc.pid!;
     const at = await token(sluice);
     const base = `http://127.0.0.1:${sluice.http}`;
     const urls: Record<Product, string> = {
-      direct: `http://127.0.0.1:${BACKEND}`, nginx: `http://127.0.0.1:${NGINX + threads * 10}`, fastify: `http://127.0.0.1:${FASTIFY}`, sluice: `${base}/open/1.0.0`,
+      direct: `http://127.0.0.1:${BACKEND}`, nginx: `http://127.0.0.1:${NGINX + threads * 10}`, fastify: `http://127.0.0.1:${FASTIFY}`,
+      floor: `http://127.0.0.1:${FLOOR + threads * 10}`, sluice: `${base}/open/1.0.0`,
     };
     const products: Product[] = threads === 1 ? ['direct', 'nginx', 'fastify', 'sluice'] : ['direct', 'nginx', 'sluice'];
     for (const c of CONNECTIONS) {
-      for (const p of products) await measure('pass-through GET small', p, threads, c, `${urls[p]}/x`, p === 'sluice' ? { pid } : {});
+      for (const p of [...products, 'floor' as const]) await measure('pass-through GET small', p, threads, c, `${urls[p]}/x`, p === 'sluice' ? { pid } : {});
     }
+    await stopTracked(floor);
     for (const p of products) await measure('pass-through POST 10 KB', p, threads, OTHER_CONNECTIONS, `${urls[p]}/x`, { method: 'POST', body: BODY_10K, headers: { 'content-type': 'application/octet-stream' }, ...(p === 'sluice' ? { pid } : {}) });
     for (const p of products) await measure('pass-through 1 MiB download', p, threads, Math.min(OTHER_CONNECTIONS, 20), `${urls[p]}/1mb`, p === 'sluice' ? { pid } : {});
     const auth = { authorization: `Bearer ${at}` };
@@ -161,6 +167,8 @@ function report(): void {
     rows[`t=${threads} c=${c} sluice/nginx`] = ratio(s, find('pass-through GET small', 'nginx', threads, c));
     rows[`t=${threads} c=${c} sluice/direct`] = ratio(s, find('pass-through GET small', 'direct', threads, c));
     if (threads === 1) rows[`t=1 c=${c} sluice/fastify`] = ratio(s, find('pass-through GET small', 'fastify', threads, c));
+    rows[`t=${threads} c=${c} floor/nginx`] = ratio(find('pass-through GET small', 'floor', threads, c), find('pass-through GET small', 'nginx', threads, c));
+    rows[`t=${threads} c=${c} sluice/floor`] = ratio(s, find('pass-through GET small', 'floor', threads, c));
     const open = find('pass-through GET small', 'sluice', threads, OTHER_CONNECTIONS) ?? s;
     rows[`t=${threads} JWT / pass-through`] = ratio(find('JWT (token cache hit)', 'sluice', threads, OTHER_CONNECTIONS), open);
     rows[`t=${threads} JWT+throttle / pass-through`] = ratio(find('JWT + subscription + throttle', 'sluice', threads, OTHER_CONNECTIONS), open);

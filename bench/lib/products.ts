@@ -84,6 +84,13 @@ server { listen 127.0.0.1:${port} reuseport; location / { proxy_pass http://up; 
   await waitPort(port);
 }
 
+/** The floor of Sluice's stack (bench/floor-proxy.ts): uWS + Node sockets + llhttp with no gateway logic. */
+export async function startFloorProxy(port: number, upstream: number, threads: number): Promise<ChildProcess> {
+  const c = spawnTracked(process.execPath, [path.join(PROJECT, 'dist/bench/floor-proxy.js'), String(port), String(upstream), String(threads)]);
+  await waitPort(port);
+  return c;
+}
+
 /** @fastify/http-proxy, the usual Node.js choice, in its own process. */
 export async function startFastifyProxy(port: number, upstream: number): Promise<ChildProcess> {
   const c = spawnTracked(process.execPath, [path.join(PROJECT, 'dist/bench/fastify-proxy.js'), String(port), String(upstream)]);
