@@ -132,7 +132,7 @@ async function main(): Promise<void> {
   const home = makeHome(offset);
   const httpsPort = 9443 + offset;
   const httpPort = 9763 + offset;
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/sluice.js'), 'start', '--home', home], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(path.join(ROOT, 'bin/sluice.js'), ['start', '--home', home], { stdio: ['ignore', 'inherit', 'inherit'] });
   const cleanup = (): void => { if (child.exitCode === null) child.kill('SIGTERM'); };
   process.on('exit', () => { cleanup(); fs.rmSync(home, { recursive: true, force: true }); });
   try {

@@ -130,7 +130,7 @@ async function main(): Promise<void> {
     await waitPort(ports.redis, 10000);
   }
   const home = makeHome(ports);
-  const sluice = spawn(process.execPath, [path.join(ROOT, 'bin/sluice.js'), 'start', '--home', home], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const sluice = spawn(path.join(ROOT, 'bin/sluice.js'), ['start', '--home', home], { stdio: ['ignore', 'inherit', 'inherit'] });
   children.push(sluice);
   await waitPort(ports.backend, 10000);
   await waitPort(ports.http, 30000);

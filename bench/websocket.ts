@@ -151,7 +151,11 @@ async function startSluice(backendUrl: string, withSequence: boolean): Promise<{
   const offset = await freeOffset();
   const home = makeHome(offset, backendUrl, withSequence);
   const nodeArgs = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/sluice.js'), 'start', '--home', home], { stdio: ['ignore', 'ignore', 'inherit'] });
+  // Without node flags of the bench's own, the script itself (its shebang's flags apply, as for an operator).
+  const script = path.join(ROOT, 'bin/sluice.js');
+  const child = nodeArgs.length
+    ? spawn(process.execPath, [...nodeArgs, script, 'start', '--home', home], { stdio: ['ignore', 'ignore', 'inherit'] })
+    : spawn(script, ['start', '--home', home], { stdio: ['ignore', 'ignore', 'inherit'] });
   await waitPort(8280 + offset, 40000);
   // The APIs deploy as the gateway starts; give the io threads a moment.
   await new Promise((r) => setTimeout(r, 300));
