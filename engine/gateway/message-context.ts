@@ -445,7 +445,8 @@ export class MessageContext implements SenderHandler {
 
   onData(chunk: Buffer): boolean {
     if (this.finished || this.aborted) return true;
-    if (this.heldResponse !== null) { this.heldResponse.push(chunk); return true; }
+    // The chunk may be a view of the backend connection's read buffer (SenderHandler.onData): kept, it is copied.
+    if (this.heldResponse !== null) { this.heldResponse.push(Buffer.from(chunk)); return true; }
     this.respBytes += chunk.length;
     if (this.inCork) return this.writeDataCorked(chunk);
     corkTarget = this;
@@ -463,7 +464,7 @@ export class MessageContext implements SenderHandler {
       if (done) { this.backendDone = true; this.finish(); return true; }
       if (!ok) {
         // Every earlier chunk was taken whole (or we would have stopped): this one starts where they end.
-        this.stash = chunk;
+        this.stash = Buffer.from(chunk);
         this.stashOffset = this.respBytes - chunk.length;
         res.onWritable(this.writableHandler());
         return false;

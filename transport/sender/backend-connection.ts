@@ -4,7 +4,7 @@ import { ProtocolState } from '../protocol-state.js';
 import { BackendTransportError, TransportErrorCode, baseForSocketError } from '../transport-errors.js';
 import { BodyMode } from './sender-handler.js';
 import {
-  HTTPParser, SKIP_BODY, kOnBody, kOnHeaders, kOnHeadersComplete, kOnMessageComplete, type LlhttpParser,
+  HTTPParser, SKIP_BODY, STOP_AT_HEAD, kOnBody, kOnHeaders, kOnHeadersComplete, kOnMessageComplete, type LlhttpParser,
 } from './http-parser.js';
 import type { Exchange } from './exchange.js';
 import type { HostPool } from './host-pool.js';
@@ -17,6 +17,23 @@ let parseInput: Buffer | null = null;
 let parseResult: number | Error = 0;
 const runParse = (): void => { parseResult = parseTarget!.execute(parseInput!); };
 const LAST_CHUNK = Buffer.from('0\r\n\r\n', 'latin1');
+/** The parser's resource object (async context of its callbacks): one for all, as nothing reads it. */
+const PARSER_RESOURCE = {};
+
+/**
+ * The Content-Length of a response head whose body the connection can read past the parser, or -1.
+ * llhttp has already rejected a malformed, duplicated or conflicting Content-Length by the time the head
+ * is complete; a Transfer-Encoding (chunked, or close-delimited) stays with the parser.
+ */
+function plainBodyLength(headers: readonly string[]): number {
+  let length = -1;
+  for (let i = 0; i < headers.length; i += 2) {
+    const n = headers[i]!;
+    if (n.length === 14 && n.toLowerCase() === 'content-length') length = Number(headers[i + 1]);
+    else if (n.length === 17 && n.toLowerCase() === 'transfer-encoding') return -1;
+  }
+  return length;
+}
 
 /**
  * One HTTP/1.1 connection to a backend: carries one exchange at a time (no pipelining), parses responses
@@ -41,11 +58,18 @@ export class BackendConnection {
   private connectTimer: NodeJS.Timeout | null = null;
   /** The last reply ended before the request did: the connection cannot be reused. */
   private earlyReply = false;
+  /**
+   * Bytes of a Content-Length body still to come, read straight from the socket's read buffer past the
+   * parser; -1 while the parser reads (heads, chunked and close-delimited bodies). llhttp would hand each
+   * body piece over as a fresh copy (a malloc and a memcpy per read, and garbage the size of the body);
+   * counting bytes against a length llhttp validated needs no parsing.
+   */
+  private bodyLeft = -1;
 
   constructor(readonly pool: HostPool, readBuffer: Buffer) {
     const o = pool.options;
     this.parser = new HTTPParser();
-    this.parser.initialize(HTTPParser.RESPONSE, {}, o.maxHeaderSize, 0);
+    this.parser.initialize(HTTPParser.RESPONSE, PARSER_RESOURCE, o.maxHeaderSize, 0);
     this.parser[kOnHeaders] = this.onParserHeaders;
     this.parser[kOnHeadersComplete] = this.onParserHeadersComplete;
     this.parser[kOnBody] = this.onParserBody;
@@ -189,9 +213,40 @@ export class BackendConnection {
     return this.exchange === null || !this.exchange.readPaused;
   };
 
-  /** Runs the parser over one read (inside the owner's output batch). */
+  /**
+   * One read (inside the owner's output batch): the parser up to the end of a head, the body of a
+   * Content-Length response past it. Returns an Error when the backend broke the protocol.
+   */
   execute(data: Buffer): number | Error {
-    return this.parser.execute(data);
+    let at = 0;
+    if (this.bodyLeft > 0) {
+      at = this.readBody(data, 0);
+      if (at === data.length || this.exchange === null) return at;
+    }
+    const r = this.parser.execute(at === 0 ? data : data.subarray(at));
+    // r: the bytes up to the end of the head when the parser stopped there (STOP_AT_HEAD). Node resumes it
+    // after such a stop, so it reads the next response from its start (test/transport/response-framing).
+    if (typeof r !== 'number' || this.bodyLeft < 0) return r;
+    at += r;
+    return at < data.length && this.exchange !== null ? this.readBody(data, at) : at;
+  }
+
+  /** Body bytes from `at` (a view of the read buffer, valid during the call: SenderHandler.onData). */
+  private readBody(data: Buffer, at: number): number {
+    const avail = data.length - at;
+    const left = this.bodyLeft;
+    const n = avail < left ? avail : left;
+    this.bodyLeft = left - n;
+    const ex = this.exchange!;
+    // Bytes past the end of the response, with no request outstanding: the backend is not speaking HTTP
+    // correctly, so the connection is not reused.
+    if (this.bodyLeft === 0 && avail > n) this.keepAlive = false;
+    ex.onResponseData(n === data.length ? data : data.subarray(at, at + n));
+    if (this.bodyLeft === 0) {
+      this.bodyLeft = -1;
+      if (this.exchange === ex) this.responseDone(ex);
+    }
+    return at + n;
   }
 
   private readonly onParserHeaders = (headers: string[]): void => {
@@ -218,7 +273,12 @@ export class BackendConnection {
     this.keepAlive = keepAlive;
     const ex = this.exchange;
     if (ex) ex.onResponseHead(status, statusText, all, keepAlive);
-    return this.skipBody ? SKIP_BODY : 0;
+    if (this.skipBody) return SKIP_BODY;
+    if (ex === null || this.exchange !== ex || status === 204 || status === 304 || status === 101) return 0;
+    const length = plainBodyLength(all);
+    if (length <= 0) return 0;
+    this.bodyLeft = length;
+    return STOP_AT_HEAD;
   };
 
   private readonly onParserBody = (chunk: Buffer): void => {
@@ -228,13 +288,19 @@ export class BackendConnection {
 
   private readonly onParserMessageComplete = (): void => {
     if (this.informational) { this.informational = false; return; }
+    // After STOP_AT_HEAD llhttp reports the message complete at once; the body is still to come.
+    if (this.bodyLeft > 0) return;
     const ex = this.exchange;
-    if (!ex) return;
+    if (ex) this.responseDone(ex);
+  };
+
+  /** The response is whole (RESPONSE_DONE). */
+  private responseDone(ex: Exchange): void {
     this.responseComplete = true;
     if (!this.requestComplete) this.earlyReply = true;
     ex.onResponseComplete();
     if (this.requestComplete || this.earlyReply) this.finishExchange();
-  };
+  }
 
   /** Both directions are over: back to the pool, or closed. */
   private finishExchange(): void {
@@ -258,6 +324,7 @@ export class BackendConnection {
     const ex = this.exchange;
     if (ex && !this.closed) {
       // A close-delimited body ends here; anything else was cut short.
+      if (this.bodyLeft > 0) { this.fail(TransportErrorCode.CONNECTION_CLOSED, 'backend closed mid-response'); return; }
       if (ex.state >= ProtocolState.RESPONSE_HEAD) {
         const r = this.parser.finish();
         if (this.exchange === null) { this.closeQuietly(); return; }

@@ -40,3 +40,10 @@ export const kOnExecute = HTTPParser.kOnExecute | 0;
 
 /** The parser signals "do not expect a body" (responses to HEAD) by this return from on-headers-complete. */
 export const SKIP_BODY = 1;
+/**
+ * Returned from on-headers-complete: the parser treats the connection as upgraded, reports the message
+ * complete and stops right after the head, and `execute` returns the bytes it consumed (node:http's
+ * client does the same for an upgrade). The caller reads the body; Node has resumed the parser, which
+ * takes the next response from its first byte.
+ */
+export const STOP_AT_HEAD = 2;

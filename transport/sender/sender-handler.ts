@@ -16,7 +16,10 @@ export interface SenderHandler {
    * backend wrote them.
    */
   onHeaders(status: number, statusText: string, headers: string[], keepAlive: boolean): void;
-  /** A chunk of the response body (RESPONSE_BODY). Return false to stop reading until `resume()`. */
+  /**
+   * A chunk of the response body (RESPONSE_BODY). Return false to stop reading until `resume()`. The chunk
+   * may be a view of the connection's read buffer, valid only during the call: copy what you keep.
+   */
   onData(chunk: Buffer): boolean;
   /** The response is complete (RESPONSE_DONE). */
   onComplete(): void;
