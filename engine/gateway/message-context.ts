@@ -411,7 +411,7 @@ export class MessageContext implements SenderHandler {
     this.resumeClient();
   }
 
-  onHeaders(status: number, statusText: string, headers: string[]): void {
+  onHeaders(status: number, statusText: string, headers: string[], _keepAlive: boolean, bodyLength: number): void {
     if (this.finished) return;
     this.backendLatencyMs = performance.now() - this.backendStartedAt;
     this.phase = MessagePhase.RESPONDING;
@@ -420,13 +420,7 @@ export class MessageContext implements SenderHandler {
     this.respHeaders = headers;
     const noBody = this.method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
     this.respNoBody = noBody;
-    this.respTotal = -1;
-    if (!noBody) {
-      for (let i = 0; i < headers.length; i += 2) {
-        const n = headers[i]!;
-        if (n.length === 14 && n.toLowerCase() === 'content-length') { this.respTotal = Number(headers[i + 1]); break; }
-      }
-    }
+    this.respTotal = bodyLength;
     if (status >= 500 && this.gw.headerRules.warnOnHttp500(this.target?.host ?? '')) {
       this.gw.log.warn({ status, api: this.api?.def.id, path: this.path }, 'backend answered with a server error');
     }

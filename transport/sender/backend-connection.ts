@@ -17,13 +17,10 @@ let parseInput: Buffer | null = null;
 let parseResult: number | Error = 0;
 const runParse = (): void => { parseResult = parseTarget!.execute(parseInput!); };
 const LAST_CHUNK = Buffer.from('0\r\n\r\n', 'latin1');
-/** The parser's resource object (async context of its callbacks): one for all, as nothing reads it. */
-const PARSER_RESOURCE = {};
 
 /**
- * The Content-Length of a response head whose body the connection can read past the parser, or -1.
- * llhttp has already rejected a malformed, duplicated or conflicting Content-Length by the time the head
- * is complete; a Transfer-Encoding (chunked, or close-delimited) stays with the parser.
+ * The Content-Length of a response head, or -1 when there is none (chunked or close-delimited). llhttp has
+ * already rejected a malformed, duplicated or conflicting Content-Length by the time the head is complete.
  */
 function plainBodyLength(headers: readonly string[]): number {
   let length = -1;
@@ -69,7 +66,7 @@ export class BackendConnection {
   constructor(readonly pool: HostPool, readBuffer: Buffer) {
     const o = pool.options;
     this.parser = new HTTPParser();
-    this.parser.initialize(HTTPParser.RESPONSE, PARSER_RESOURCE, o.maxHeaderSize, 0);
+    this.parser.initialize(HTTPParser.RESPONSE, {}, o.maxHeaderSize, 0);
     this.parser[kOnHeaders] = this.onParserHeaders;
     this.parser[kOnHeadersComplete] = this.onParserHeadersComplete;
     this.parser[kOnBody] = this.onParserBody;
@@ -271,12 +268,11 @@ export class BackendConnection {
       return 0;
     }
     this.keepAlive = keepAlive;
+    const length = this.skipBody || status === 204 || status === 304 || status === 101 ? -1 : plainBodyLength(all);
     const ex = this.exchange;
-    if (ex) ex.onResponseHead(status, statusText, all, keepAlive);
+    if (ex) ex.onResponseHead(status, statusText, all, keepAlive, length);
     if (this.skipBody) return SKIP_BODY;
-    if (ex === null || this.exchange !== ex || status === 204 || status === 304 || status === 101) return 0;
-    const length = plainBodyLength(all);
-    if (length <= 0) return 0;
+    if (ex === null || this.exchange !== ex || length <= 0) return 0;
     this.bodyLeft = length;
     return STOP_AT_HEAD;
   };

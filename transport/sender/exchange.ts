@@ -108,11 +108,11 @@ export class Exchange {
     if (!this.finished && !this.bodyEnded) this.handler.onDrain();
   }
 
-  onResponseHead(status: number, statusText: string, headers: string[], keepAlive: boolean): void {
+  onResponseHead(status: number, statusText: string, headers: string[], keepAlive: boolean, bodyLength: number): void {
     if (this.finished) return;
     this.replied = true;
     this.state = ProtocolState.RESPONSE_HEAD;
-    this.handler.onHeaders(status, statusText, headers, keepAlive);
+    this.handler.onHeaders(status, statusText, headers, keepAlive, bodyLength);
   }
 
   onResponseData(chunk: Buffer): void {

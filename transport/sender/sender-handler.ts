@@ -13,9 +13,10 @@ export interface SenderHandler {
   onDrain(): void;
   /**
    * The response head (RESPONSE_HEAD). `headers` is flat: [name, value, name, value, ...], names as the
-   * backend wrote them.
+   * backend wrote them. `bodyLength`: the body's Content-Length, -1 when the body is chunked or
+   * close-delimited or the response has none (HEAD, 101, 204, 304).
    */
-  onHeaders(status: number, statusText: string, headers: string[], keepAlive: boolean): void;
+  onHeaders(status: number, statusText: string, headers: string[], keepAlive: boolean, bodyLength: number): void;
   /**
    * A chunk of the response body (RESPONSE_BODY). Return false to stop reading until `resume()`. The chunk
    * may be a view of the connection's read buffer, valid only during the call: copy what you keep.
