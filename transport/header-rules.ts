@@ -164,8 +164,9 @@ export function buildBackendHead(src: HeaderSource, target: HeaderTarget, rules:
  * Writes the backend's status line and headers to the client in one uWS call: uWS writes
  * `HTTP/1.1 <status>\r\n` around what writeStatus gets, so the header block rides along with the status.
  * llhttp has already refused CR/LF inside names and values. Bytes stay as the backend sent them (latin1).
+ * Returns the bytes written (one per character either way), for the cork's budget (uws-cork.ts).
  */
-export function writeResponseHead(res: HttpResponse, status: number, statusText: string, headers: readonly string[], rules: HeaderRules, extra: readonly string[]): void {
+export function writeResponseHead(res: HttpResponse, status: number, statusText: string, headers: readonly string[], rules: HeaderRules, extra: readonly string[]): number {
   let block = statusText ? `${status} ${statusText}` : String(status);
   const listed = connectionListedAnyCase(headers);
   for (let i = 0; i < headers.length; i += 2) {
@@ -179,6 +180,7 @@ export function writeResponseHead(res: HttpResponse, status: number, statusText:
   // uWS writes strings as UTF-8: bytes above 0x7f (latin1 from llhttp) must go as a Buffer to stay as sent.
   // (A UTF-8 length equal to the string's length means every character is ASCII; cheaper than a regex scan.)
   res.writeStatus(Buffer.byteLength(block, 'utf8') !== block.length ? Buffer.from(block, 'latin1') : block);
+  return block.length;
 }
 
 /** connectionListed for names in any case: only a 10-character name can be Connection. */

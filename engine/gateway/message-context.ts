@@ -9,6 +9,7 @@ import type { BackendTarget } from './backend-target.js';
 import { statusLine, type FaultFacts, type FaultInfo, type FaultRenderer } from './fault.js';
 import { PhaseResult, type GatewayPhase, type PhaseStep } from './phase.js';
 import { buildBackendHead, writeResponseHead, type HeaderRules } from '../../transport/header-rules.js';
+import { CHUNK_FRAMING_BYTES, CORK_BUFFER_SIZE, HEAD_SLACK_BYTES, MAX_PIECE_PER_CORK } from '../../transport/uws-cork.js';
 import { handlerError, type HandlerError } from '../../mediation/api-handler-errors.js';
 import type { WorkerPool } from './worker-pool.js';
 import type { ApiMediation } from './api-mediation.js';
@@ -98,12 +99,22 @@ let corkFn: (() => void) | null = null;
 const corkHead = (): void => { corkTarget!.writeHeadCorked(); };
 const corkData = (): void => { corkResult = corkTarget!.writeDataCorked(corkChunk!); };
 const corkEnd = (): void => { corkTarget!.endCorked(); };
+const corkPiece = (): void => { corkResult = corkTarget!.res.write(corkChunk!); };
 const corkBatch = (): void => {
   const ctx = corkTarget!;
   const fn = corkFn!;
   ctx.inCork = true;
+  ctx.corkBytes = 0;
   try { fn(); } finally { ctx.inCork = false; }
 };
+
+/** The bytes of a head written with writeStatus and writeHeader (uWS writes strings as UTF-8). */
+function headBytes(status: number, headers: readonly (readonly [string, string])[], extra: readonly string[]): number {
+  let n = statusLine(status).length + 11;
+  for (const [k, v] of headers) n += Buffer.byteLength(k) + Buffer.byteLength(v) + 4;
+  for (let i = 0; i < extra.length; i++) n += Buffer.byteLength(extra[i]!) + 2;
+  return n;
+}
 
 /**
  * One call through the gateway, from the uWS request to the end of the response: the request facts, what
@@ -179,6 +190,12 @@ export class MessageContext implements SenderHandler {
   respBytes = 0;
   /** Inside a uWS cork: writes go straight to the batch. */
   inCork = false;
+  /** Inside the batch's cork: at most this many bytes are in uWS's cork buffer (uws-cork.ts). */
+  corkBytes = 0;
+  /** Chunked body pieces that would not surely fit the batch's cork: written after it, in corks of their own. */
+  private deferredChunks: Buffer[] | null = null;
+  /** The response's end waits for the deferred pieces. */
+  private endDeferred = false;
   /** The API's out sequence reads the body: the response is held whole and written at its end. */
   private heldResponse: Buffer[] | null = null;
   /** The fault that ended the call, for logs and the access log. */
@@ -403,6 +420,24 @@ export class MessageContext implements SenderHandler {
     corkFn = parse;
     this.res.cork(corkBatch);
     corkFn = null;
+    if (this.deferredChunks !== null || this.endDeferred) this.flushDeferred();
+  }
+
+  /** After the batch's cork: the chunked pieces that did not fit it, then the end if it came. */
+  private flushDeferred(): void {
+    const chunks = this.deferredChunks;
+    this.deferredChunks = null;
+    let ok = true;
+    if (chunks !== null) for (let i = 0; i < chunks.length && !this.aborted; i++) ok = this.writePieces(chunks[i]!) && ok;
+    if (this.finished || this.aborted) return;
+    if (this.endDeferred) {
+      this.endDeferred = false;
+      corkTarget = this;
+      this.res.cork(corkEnd);
+      return;
+    }
+    // The pieces were taken (uWS keeps what the client cannot read yet): stop reading the backend for now.
+    if (!ok) this.exchange?.pause();
   }
 
   onRequestSent(): void {}
@@ -434,7 +469,8 @@ export class MessageContext implements SenderHandler {
   /** Inside cork: the status line and headers (the body decides how it ends). */
   writeHeadCorked(): void {
     this.responseStarted = true;
-    writeResponseHead(this.res, this.respStatus, this.respStatusText, this.respHeaders!, this.gw.headerRules, this.extraResponseHeaders);
+    this.corkBytes += HEAD_SLACK_BYTES
+      + writeResponseHead(this.res, this.respStatus, this.respStatusText, this.respHeaders!, this.gw.headerRules, this.extraResponseHeaders);
   }
 
   onData(chunk: Buffer): boolean {
@@ -442,6 +478,7 @@ export class MessageContext implements SenderHandler {
     // The chunk may be a view of the backend connection's read buffer (SenderHandler.onData): kept, it is copied.
     if (this.heldResponse !== null) { this.heldResponse.push(Buffer.from(chunk)); return true; }
     this.respBytes += chunk.length;
+    if (this.respTotal < 0) return this.writeChunk(chunk);
     if (this.inCork) return this.writeDataCorked(chunk);
     corkTarget = this;
     corkChunk = chunk;
@@ -450,24 +487,55 @@ export class MessageContext implements SenderHandler {
     return corkResult;
   }
 
-  /** Inside cork: one body chunk; false when the client cannot take more now. */
+  /**
+   * Inside cork: one piece of a Content-Length body; false when the client cannot take more now. tryEnd
+   * reports how far it got, so a piece the cork could not take is resumed from the right byte.
+   */
   writeDataCorked(chunk: Buffer): boolean {
     const res = this.res;
-    if (this.respTotal >= 0) {
-      const [ok, done] = res.tryEnd(chunk, this.respTotal);
-      if (done) { this.backendDone = true; this.finish(); return true; }
-      if (!ok) {
-        // Every earlier chunk was taken whole (or we would have stopped): this one starts where they end.
-        this.stash = Buffer.from(chunk);
-        this.stashOffset = this.respBytes - chunk.length;
-        res.onWritable(this.writableHandler());
-        return false;
-      }
-      return true;
+    const [ok, done] = res.tryEnd(chunk, this.respTotal);
+    if (done) { this.backendDone = true; this.finish(); return true; }
+    if (!ok) {
+      // Every earlier chunk was taken whole (or we would have stopped): this one starts where they end.
+      this.stash = Buffer.from(chunk);
+      this.stashOffset = this.respBytes - chunk.length;
+      res.onWritable(this.writableHandler());
+      return false;
     }
-    if (res.write(chunk)) return true;
-    res.onWritable(this.writableHandler());
-    return false;
+    return true;
+  }
+
+  /**
+   * One piece of a chunked (or close-delimited) body; false when the client cannot take more now.
+   * `res.write` has no offset to resume from, so it must never overflow a cork holding bytes (uws-cork.ts):
+   * inside the batch's cork a piece is written only when it surely fits, otherwise it waits until the
+   * batch's cork is sent. No copy: that happens before the read that carried the chunk returns, while the
+   * chunk is still valid (SenderHandler.onData).
+   */
+  private writeChunk(chunk: Buffer): boolean {
+    if (!this.inCork) return this.writePieces(chunk);
+    if (this.deferredChunks === null && this.corkBytes + chunk.length + CHUNK_FRAMING_BYTES <= CORK_BUFFER_SIZE) {
+      this.corkBytes += chunk.length + CHUNK_FRAMING_BYTES;
+      if (this.res.write(chunk)) return true;
+      this.res.onWritable(this.writableHandler());
+      return false;
+    }
+    (this.deferredChunks ??= []).push(chunk);
+    return true;
+  }
+
+  /** Outside any cork: the chunk in pieces, each in a cork of its own that it fits. */
+  private writePieces(chunk: Buffer): boolean {
+    let ok = true;
+    for (let at = 0; at < chunk.length && !this.aborted; at += MAX_PIECE_PER_CORK) {
+      corkTarget = this;
+      corkChunk = chunk.length <= MAX_PIECE_PER_CORK ? chunk : chunk.subarray(at, at + MAX_PIECE_PER_CORK);
+      this.res.cork(corkPiece);
+      ok = corkResult && ok;
+    }
+    corkChunk = null;
+    if (!ok && !this.aborted) this.res.onWritable(this.writableHandler());
+    return ok;
   }
 
   /** Made on the first back-pressure only: most calls never need it. */
@@ -501,7 +569,12 @@ export class MessageContext implements SenderHandler {
     if (this.aborted) { this.finish(); return; }
     if (this.heldResponse !== null) { this.completeHeldResponse(); return; }
     if (this.stash !== null) return; // the client's writable event finishes the response
-    if (this.inCork) { this.endCorked(); return; }
+    if (this.inCork) {
+      // After deferred pieces, or where even the last chunk might overflow the cork: after the batch.
+      if (this.deferredChunks !== null || this.corkBytes + CHUNK_FRAMING_BYTES > CORK_BUFFER_SIZE) this.endDeferred = true;
+      else this.endCorked();
+      return;
+    }
     corkTarget = this;
     this.res.cork(corkEnd);
   }
@@ -645,16 +718,21 @@ export class MessageContext implements SenderHandler {
     if (this.aborted) { this.finish(); return; }
     const res = this.res;
     this.responseStarted = true;
+    const extra = this.extraResponseHeaders;
+    // The request body was not read: close rather than guess where the next request starts.
+    const close = this.hasBody && !this.bodyComplete;
+    // `end(body)` has no offset to resume from: a body that might overflow the cork after the head is
+    // ended outside it, where uWS keeps whatever the client cannot take yet (uws-cork.ts).
+    const inline = body === null || body.length + headBytes(status, headers, extra) + HEAD_SLACK_BYTES <= CORK_BUFFER_SIZE;
     res.cork(() => {
       res.writeStatus(statusLine(status));
       for (const [k, v] of headers) res.writeHeader(k, v);
-      const extra = this.extraResponseHeaders;
       for (let i = 0; i < extra.length; i += 2) res.writeHeader(extra[i]!, extra[i + 1]!);
-      // The request body was not read: close rather than guess where the next request starts.
-      const close = this.hasBody && !this.bodyComplete;
+      if (!inline) return;
       if (body === null) res.endWithoutBody(0, close);
       else res.end(body, close);
     });
+    if (!inline && !this.aborted) res.end(body!, close);
     this.respBytes = body?.length ?? 0;
     this.finish();
   }
