@@ -62,8 +62,6 @@ export class BackendConnection {
    * counting bytes against a length llhttp validated needs no parsing.
    */
   private bodyLeft = -1;
-  /** The owner stopped reading (its client is slow); `resumeReading` or the end of the exchange undoes it. */
-  private readingPaused = false;
 
   constructor(readonly pool: HostPool, readBuffer: Buffer) {
     const o = pool.options;
@@ -180,8 +178,8 @@ export class BackendConnection {
     if (this.responseComplete) this.finishExchange();
   }
 
-  pauseReading(): void { this.readingPaused = true; this.out.pause(); }
-  resumeReading(): void { this.readingPaused = false; this.out.resume(); }
+  pauseReading(): void { this.out.pause(); }
+  resumeReading(): void { this.out.resume(); }
 
   /** The owner gave up on the exchange (client gone): the connection cannot be trusted for reuse. */
   abandon(): void {
@@ -309,7 +307,7 @@ export class BackendConnection {
     if (this.keepAlive && !this.earlyReply && this.pool.options.keepAlive && !this.closed) {
       // The owner may have stopped reading in the very read that ended the response. A pooled connection
       // reads: the next response, or the backend closing it (test/transport/pooled-connection-reading).
-      if (this.readingPaused) this.resumeReading();
+      if (ex?.readPaused) this.resumeReading();
       this.pool.release(this);
     } else {
       this.destroy();
