@@ -8,7 +8,7 @@ import { benchApiToml, cleanupAll, rssOf, startSluice, stopTracked } from './lib
  * `npm run bench:body`: a 1 GiB request body up and a 1 GiB response body down through Sluice (1 io thread),
  * hashed on both sides, with the gateway's RSS sampled every 100 ms. Passes when both bodies arrive whole and
  * the peak RSS stays within 64 MiB of the idle gateway's. Environment: BODY_MIB (default 1024).
- * The upload is chunked: uWS 20.30 refuses a request Content-Length of 10 digits or more (docs/decisions.md).
+ * The upload is chunked (a Content-Length upload of that size works too since the front door left uWebSockets.js).
  */
 const MIB = 1024 * 1024;
 const SIZE = Number(process.env['BODY_MIB'] ?? 1024) * MIB;

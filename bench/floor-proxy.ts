@@ -1,104 +1,114 @@
 import net from 'node:net';
+import { createRequire } from 'node:module';
 import { Worker, isMainThread, workerData } from 'node:worker_threads';
-import type { HttpResponse } from 'uWebSockets.js';
-import { loadUws } from '../transport/uws.js';
 import { HTTPParser, kOnBody, kOnHeadersComplete, kOnMessageComplete, type LlhttpParser } from '../transport/sender/http-parser.js';
 
 /**
  * `node dist/bench/floor-proxy.js PORT UPSTREAM_PORT THREADS`: the floor of Sluice's stack, measured beside it.
  *
- * The same transport as Sluice's pass-through (uWebSockets.js event loops in worker threads on a shared port,
- * keep-alive `net.Socket`s to the backend with one `onread` buffer, Node's llhttp, one cork per response)
- * with no gateway at all: no routing, phases, header rules, protocol states, worker pool, telemetry or
- * error handling beyond a 502. It proxies GETs without a body only. What it reaches against nginx is the most
- * any gateway on this stack can reach on the machine; Sluice's distance to it is what its own logic costs.
+ * The same transport as Sluice's pass-through (worker threads each accepting on their own SO_REUSEPORT
+ * socket, client and backend `net.Socket`s reading into one buffer per thread, Node's llhttp both ways,
+ * one write per response) with no gateway at all: no routing, phases, header rules, protocol states, worker
+ * pool, telemetry, limits or error handling beyond a 502. It proxies GETs without a body only. What it
+ * reaches against nginx is the most any gateway on this stack can reach on the machine; Sluice's distance to
+ * it is what its own logic costs.
  */
+const require = createRequire(import.meta.url);
+const methods = (require('_http_common') as { methods: string[] }).methods;
+const { createReuseportFd } = require('node-unix-socket') as { createReuseportFd(port: number, host: string): number };
 const [port, upstream, threads] = (isMainThread ? process.argv.slice(2) : workerData as string[]).map(Number) as [number, number, number];
 
 if (isMainThread) {
   for (let i = 0; i < threads; i++) new Worker(new URL(import.meta.url), { workerData: [String(port), String(upstream), String(threads)] });
 } else {
-  const { uws } = loadUws(false);
-  const readBuffer = Buffer.allocUnsafe(65536);
+  const backendBuffer = Buffer.allocUnsafe(65536);
+  const clientBuffer = Buffer.allocUnsafe(65536);
   const idle: Upstream[] = [];
 
   class Upstream {
     private readonly parser: LlhttpParser = new HTTPParser();
     readonly socket: net.Socket;
-    res: HttpResponse | null = null;
-    private aborted = false;
-    private total = -1;
+    client: Client | null = null;
     private keepAlive = false;
-    private chunk: Buffer | null = null;
-
+    private head = '';
     constructor() {
       this.parser.initialize(HTTPParser.RESPONSE, {}, 16384, 0);
       this.parser[kOnHeadersComplete] = this.onHead;
       this.parser[kOnBody] = this.onBody;
       this.parser[kOnMessageComplete] = this.onDone;
-      this.socket = net.connect({ host: '127.0.0.1', port: upstream, noDelay: true, onread: { buffer: readBuffer, callback: this.onRead } });
+      this.socket = net.connect({ host: '127.0.0.1', port: upstream, noDelay: true, onread: { buffer: backendBuffer, callback: this.onRead } });
       this.socket.on('error', () => {});
       this.socket.on('close', this.onClose);
     }
-
-    send(res: HttpResponse, head: string): void {
-      this.res = res;
-      this.aborted = false;
-      res.onAborted(() => { this.aborted = true; });
-      this.socket.write(head, 'latin1');
-    }
-
-    private readonly onRead = (n: number, buf: Buffer): boolean => {
-      const res = this.res;
-      if (res === null || this.aborted) { this.socket.destroy(); return false; }
-      this.chunk = buf.subarray(0, n);
-      res.cork(this.parse);
-      return true;
-    };
-
-    private readonly parse = (): void => { this.parser.execute(this.chunk!); };
-
+    send(c: Client, head: string): void { this.client = c; this.socket.write(head, 'latin1'); }
+    private readonly onRead = (n: number, buf: Buffer): boolean => { this.parser.execute(buf.subarray(0, n)); return true; };
     private readonly onHead = (_ma: number, _mi: number, headers: string[], _m: unknown, _u: unknown, status: number, text: string, _up: boolean, keepAlive: boolean): number => {
       this.keepAlive = keepAlive;
-      this.total = -1;
-      let block = `${status} ${text}`;
+      let head = `HTTP/1.1 ${status} ${text}\r\n`;
+      let length = false;
       for (let i = 0; i < headers.length; i += 2) {
         const name = headers[i]!;
-        if (name.length === 14 && name.toLowerCase() === 'content-length') { this.total = Number(headers[i + 1]); continue; }
-        if ((name.length === 10 && name.toLowerCase() === 'connection') || (name.length === 4 && name.toLowerCase() === 'date')) continue;
-        block += `\r\n${name}: ${headers[i + 1]}`;
+        if (name.length === 14 && name.toLowerCase() === 'content-length') length = true;
+        if (name.length === 10 && name.toLowerCase() === 'connection') continue;
+        head += `${name}: ${headers[i + 1]}\r\n`;
       }
-      this.res!.writeStatus(block);
+      this.head = length ? `${head}\r\n` : `${head}transfer-encoding: chunked\r\n\r\n`;
       return 0;
     };
-
+    // llhttp's body pieces are copies of their own: the socket may keep them.
     private readonly onBody = (chunk: Buffer): void => {
-      if (this.total >= 0) this.res!.tryEnd(chunk, this.total);
-      else this.res!.write(chunk);
+      const s = this.client!.socket;
+      if (this.head !== '') { s.cork(); s.write(this.head, 'latin1'); s.write(chunk); s.uncork(); this.head = ''; } else s.write(chunk);
     };
-
     private readonly onDone = (): void => {
-      const res = this.res!;
-      this.res = null;
-      if (this.total < 0 || this.total === 0) res.end();
+      const s = this.client!.socket;
+      if (this.head !== '') { s.write(this.head, 'latin1'); this.head = ''; }
+      this.client = null;
       if (this.keepAlive) idle.push(this); else this.socket.destroy();
     };
-
     private readonly onClose = (): void => {
       const i = idle.indexOf(this);
       if (i >= 0) idle.splice(i, 1);
-      const res = this.res;
-      this.res = null;
-      if (res !== null && !this.aborted) res.cork(() => { res.writeStatus('502 Bad Gateway').end(); });
+      const c = this.client;
+      this.client = null;
+      if (c !== null) c.socket.end('HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
     };
   }
 
   const hostLine = `host: 127.0.0.1:${upstream}\r\n`;
-  uws.App().any('/*', (res, req) => {
-    let head = `${req.getCaseSensitiveMethod()} ${req.getUrl()}${req.getQuery() ? '?' + req.getQuery() : ''} HTTP/1.1\r\n${hostLine}`;
-    req.forEach((name, value) => { if (name !== 'host' && name !== 'connection') head += `${name}: ${value}\r\n`; });
-    const ip = new Uint8Array(res.getRemoteAddress());
-    head += `x-forwarded-for: ${ip[0]}.${ip[1]}.${ip[2]}.${ip[3]}\r\n\r\n`;
-    (idle.pop() ?? new Upstream()).send(res, head);
-  }).listen('127.0.0.1', port, (s) => { if (!s) { process.stderr.write(`floor proxy: cannot listen on ${port}\n`); process.exit(1); } });
+  class Client {
+    private readonly parser: LlhttpParser = new HTTPParser();
+    readonly socket: net.Socket;
+    constructor(handle: unknown, private readonly ip: string) {
+      this.parser.initialize(HTTPParser.REQUEST, {}, 16384, 0);
+      this.parser[kOnHeadersComplete] = this.onHead;
+      this.socket = new net.Socket({ handle, onread: { buffer: clientBuffer, callback: this.onRead } } as unknown as net.SocketConstructorOpts);
+      this.socket.on('error', () => {});
+      this.socket.resume();
+    }
+    private readonly onRead = (n: number, buf: Buffer): boolean => { this.parser.execute(buf.subarray(0, n)); return true; };
+    private readonly onHead = (_ma: number, _mi: number, headers: string[], method: number, url: string): number => {
+      let head = `${methods[method]} ${url} HTTP/1.1\r\n${hostLine}`;
+      for (let i = 0; i < headers.length; i += 2) {
+        const n = headers[i]!;
+        if ((n.length === 4 && n.toLowerCase() === 'host') || (n.length === 10 && n.toLowerCase() === 'connection')) continue;
+        head += `${n}: ${headers[i + 1]}\r\n`;
+      }
+      (idle.pop() ?? new Upstream()).send(this, `${head}x-forwarded-for: ${this.ip}\r\n\r\n`);
+      return 0;
+    };
+  }
+
+  interface RawHandle { setNoDelay(on: boolean): void; getpeername(out: { address?: string }): number }
+  const server = net.createServer();
+  server.listen({ fd: createReuseportFd(port, '127.0.0.1') }, () => {
+    const h = (server as unknown as { _handle: { onconnection: (err: number, h: RawHandle) => void } })._handle;
+    h.onconnection = (err, handle) => {
+      if (err !== 0) return;
+      handle.setNoDelay(true);
+      const peer: { address?: string } = {};
+      handle.getpeername(peer);
+      new Client(handle, peer.address ?? '');
+    };
+  });
 }

@@ -10,7 +10,7 @@ import {
 /**
  * `npm run bench`: Sluice against nginx (same number of workers as io threads, upstream keep-alive),
  * @fastify/http-proxy and the direct backend, in one run, on one machine; for the small GET also the floor
- * of Sluice's own stack (bench/floor-proxy.ts: uWS + Node sockets + llhttp, no gateway logic), which tells
+ * of Sluice's own stack (bench/floor-proxy.ts: Node sockets with a shared read buffer + llhttp, no gateway logic), which tells
  * what the gateway's logic costs and what the stack itself allows. Parameters from the environment:
  *   BENCH_DURATION   seconds per measured run (default 10; a 2 s warm-up precedes each product)
  *   BENCH_THREADS    io threads / nginx workers to try (default "1,2")

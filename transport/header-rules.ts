@@ -1,4 +1,3 @@
-import type { HttpResponse } from 'uWebSockets.js';
 import { BodyMode } from './sender/sender-handler.js';
 import { hostMatches } from './sender/proxy-rules.js';
 
@@ -161,26 +160,40 @@ export function buildBackendHead(src: HeaderSource, target: HeaderTarget, rules:
 }
 
 /**
- * Writes the backend's status line and headers to the client in one uWS call: uWS writes
- * `HTTP/1.1 <status>\r\n` around what writeStatus gets, so the header block rides along with the status.
- * llhttp has already refused CR/LF inside names and values. Bytes stay as the backend sent them (latin1).
- * Returns the bytes written (one per character either way), for the cork's budget (uws-cork.ts).
+ * The backend's headers for the client as `name: value\r\n` lines, with the hop-by-hop and framing fields
+ * removed (the front door writes Date, the framing and Connection itself) and what the phases added after
+ * them. llhttp has already refused CR, LF, NUL and other controls in the backend's names and values, and its
+ * values are latin1 (one character per byte), written back as the same bytes.
  */
-export function writeResponseHead(res: HttpResponse, status: number, statusText: string, headers: readonly string[], rules: HeaderRules, extra: readonly string[]): number {
-  let block = statusText ? `${status} ${statusText}` : String(status);
+export function responseHeaderLines(headers: readonly string[], rules: HeaderRules, extra: readonly string[]): string {
+  let block = '';
   const listed = connectionListedAnyCase(headers);
   for (let i = 0; i < headers.length; i += 2) {
     const name = headers[i]!;
     if (rules.dropsResponseHeaderAnyCase(name)) continue;
     if (listed !== null && listed.includes(name.toLowerCase())) continue;
-    block += `\r\n${name}: ${headers[i + 1]}`;
+    block += `${name}: ${headers[i + 1]}\r\n`;
   }
-  for (let i = 0; i < extra.length; i += 2) block += `\r\n${extra[i]}: ${extra[i + 1]}`;
-  if (!rules.settings.serverPreserve) block += `\r\nserver: ${SLUICE_SERVER}`;
-  // uWS writes strings as UTF-8: bytes above 0x7f (latin1 from llhttp) must go as a Buffer to stay as sent.
-  // (A UTF-8 length equal to the string's length means every character is ASCII; cheaper than a regex scan.)
-  res.writeStatus(Buffer.byteLength(block, 'utf8') !== block.length ? Buffer.from(block, 'latin1') : block);
-  return block.length;
+  for (let i = 0; i < extra.length; i += 2) block += `${extra[i]}: ${extra[i + 1]}\r\n`;
+  if (!rules.settings.serverPreserve) block += `server: ${SLUICE_SERVER}\r\n`;
+  return block;
+}
+
+/**
+ * Headers of a local answer (a fault, a CORS preflight, a mediation `respond`) as `name: value\r\n` lines.
+ * Values are JavaScript strings: characters above U+007F go out as their UTF-8 bytes (the head is written
+ * byte per character), so no character can turn into a CR or LF on the way.
+ */
+export function headerLines(headers: readonly (readonly [string, string])[], extra: readonly string[]): string {
+  let block = '';
+  for (const [k, v] of headers) block += `${k}: ${asHeadBytes(v)}\r\n`;
+  for (let i = 0; i < extra.length; i += 2) block += `${extra[i]}: ${asHeadBytes(extra[i + 1]!)}\r\n`;
+  return block;
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+function asHeadBytes(v: string): string {
+  return NON_ASCII.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v;
 }
 
 /** connectionListed for names in any case: only a 10-character name can be Connection. */

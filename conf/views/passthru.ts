@@ -1,4 +1,6 @@
 import type { Config } from '../config.js';
+import type { DoorConfig } from '../../transport/front-door/client-connection.js';
+import type { TargetRules } from '../../transport/front-door/request-target.js';
 
 /** [passthru_http] and Sluice's own keys there: the pass-through engine's tuning. */
 export interface PassthruView {
@@ -24,6 +26,9 @@ export interface PassthruView {
   readonly connectTimeoutMs: number;
   /** resourceLimits.maxYoungGenerationSizeMb of each io thread. */
   readonly ioThreadYoungGenerationMb: number;
+  /** The front door's limits, rules and timeouts (transport/front-door/). */
+  readonly door: DoorConfig;
+  readonly maxBearerTokenBytes: number;
 }
 
 export function passthruView(config: Config): PassthruView {
@@ -47,6 +52,26 @@ export function passthruView(config: Config): PassthruView {
     allowSlowFallback: config.get('passthru_http.allow_slow_fallback'),
     connectTimeoutMs: config.get('passthru_http.backend_connect_timeout'),
     ioThreadYoungGenerationMb: config.get('passthru_http.io_thread_young_generation_mb'),
+    maxBearerTokenBytes: config.get('passthru_http.max_bearer_token_bytes'),
+    door: {
+      maxTargetBytes: config.get('passthru_http.max_request_target_bytes'),
+      maxHeaderBytes: config.get('passthru_http.max_request_header_bytes'),
+      maxHeaderCount: config.get('passthru_http.max_request_header_count'),
+      maxPipelined: config.get('passthru_http.max_pipelined_requests'),
+      maxQueuedBytes: Math.max(65536, config.get('passthru_http.io_buffer_size') * 4),
+      target: {
+        escapedSlash: config.get('passthru_http.path_escaped_slash_action') as TargetRules['escapedSlash'],
+        backslash: config.get('passthru_http.path_backslash_action') as TargetRules['backslash'],
+        pathParameters: config.get('passthru_http.path_parameters_action') as TargetRules['pathParameters'],
+        mergeSlashes: config.get('passthru_http.path_merge_slashes'),
+      },
+      timeouts: {
+        headerMs: config.get('passthru_http.client_header_timeout'),
+        bodyMs: config.get('passthru_http.client_body_timeout'),
+        keepAliveMs: config.get('passthru_http.client_keepalive_timeout'),
+        sendMs: config.get('passthru_http.client_send_timeout'),
+      },
+    },
   };
 }
 

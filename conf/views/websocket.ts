@@ -21,7 +21,7 @@ export interface WebSocketView {
   /** [transport.wss] sender.trust_store: CAs for wss:// backends; absent: the pass-through sender's. */
   readonly wssTrustStore: StoreView | undefined;
   readonly maxMessageSize: number;
-  /** Seconds (uWebSockets.js' unit); 0: no idle timeout. */
+  /** Seconds; 0: no idle timeout. */
   readonly idleTimeoutSec: number;
   readonly highWaterMark: number;
   readonly maxBufferedBytes: number;
@@ -32,7 +32,7 @@ export interface WebSocketView {
 
 export function websocketView(config: Config): WebSocketView {
   const idleMs = config.get('sluice.websocket.idle_timeout');
-  // uWebSockets.js takes 0 or 8..960 s (its timer granularity is 4 s).
+  // Checked by a once-a-second sweep: 8..960 s keeps the documented range of earlier versions.
   const idleTimeoutSec = idleMs <= 0 ? 0 : Math.min(960, Math.max(8, Math.round(idleMs / 1000)));
   const enabled = (path: 'transport.ws.sender.enable' | 'transport.wss.sender.enable'): boolean =>
     !(config.isWritten(path) && config.get(path) === false);

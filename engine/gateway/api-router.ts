@@ -21,6 +21,8 @@ export interface ApiRuntime {
   readonly def: ApiDefinition;
   /** `/<context>/<version>`. */
   readonly prefix: string;
+  /** Segments in `prefix` (`/trav/v1`: 2): a path that climbed above this many was not this API's to begin with. */
+  readonly prefixDepth: number;
   readonly root: TrieNode;
   /** Any resource for this path with another verb (900906 vs 405-like cases, CORS preflight). */
   readonly verbs: ReadonlySet<string>;
@@ -66,7 +68,8 @@ function compileApi(def: ApiDefinition): ApiRuntime {
     if (!table.has(r.verb)) table.set(r.verb, rt);
     verbs.add(r.verb);
   }
-  return { def, prefix: `${def.context}/${def.version}`, root, verbs };
+  const prefix = `${def.context}/${def.version}`;
+  return { def, prefix, prefixDepth: segmentsOf(prefix).length, root, verbs };
 }
 
 /**

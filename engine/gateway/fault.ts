@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+
 /**
  * A fault raised while a call is processed: the code and texts go into the message context properties
  * ERROR_CODE / ERROR_MESSAGE / ERROR_DETAIL and the named fault sequence renders the response.
@@ -38,13 +40,7 @@ export interface FaultRenderer {
   render(fault: FaultInfo, facts: FaultFacts): RenderedFault;
 }
 
-const REASONS: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  413: 'Payload Too Large', 422: 'Unprocessable Entity', 429: 'Too Many Requests', 500: 'Internal Server Error',
-  502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
-};
-
-export function statusLine(status: number): string {
-  const reason = REASONS[status];
-  return reason ? `${status} ${reason}` : String(status);
+/** The reason phrase of a status (RFC 9110 §15), '' for one HTTP does not name (a custom 555). */
+export function reasonPhrase(status: number): string {
+  return STATUS_CODES[status] ?? '';
 }

@@ -1,6 +1,4 @@
-import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import type { Logger } from 'pino';
-import type { Uws } from '../../transport/uws.js';
 import { HeaderRules, type HeaderRulesSettings } from '../../transport/header-rules.js';
 import { ProxyRules } from '../../transport/sender/proxy-rules.js';
 import type { SenderProxyView, PassthruView, ListenerView } from '../../conf/views/passthru.js';
@@ -21,17 +19,13 @@ import { publishCall, hasCallSubscribers } from './call-events.js';
 import { ThrottlePhase } from '../throttling/throttle-phase.js';
 import { TracePhase } from './telemetry/trace.js';
 import { WebSocketGateway, type WebSocketSettings } from '../websocket/websocket-gateway.js';
-import { clientAddress } from '../../transport/client-address.js';
 import { InFlightCalls } from './in-flight-calls.js';
+import { FrontDoor, type DoorTls } from '../../transport/front-door/front-door.js';
+import type { DoorConfig, DoorHandler } from '../../transport/front-door/client-connection.js';
+import type { ClientExchange } from '../../transport/front-door/client-exchange.js';
+import { REFUSALS, type DoorRefusal } from '../../transport/front-door/refusals.js';
 import { performance } from 'node:perf_hooks';
 
-export interface ListenerTlsFiles {
-  readonly keyFile: string;
-  readonly certFile: string;
-  readonly passphrase: string;
-  readonly caFile: string | undefined;
-  readonly ciphers: string | undefined;
-}
 
 /** Everything an io thread needs to start: plain data, posted from the main thread. */
 export interface GatewayThreadInit {
@@ -39,7 +33,9 @@ export interface GatewayThreadInit {
   readonly threads: number;
   readonly passthru: PassthruView;
   readonly listeners: { readonly http: ListenerView; readonly https: ListenerView };
-  readonly tls: ListenerTlsFiles | null;
+  readonly tls: DoorTls | null;
+  /** The front door's limits, rules and timeouts ([passthru_http], docs/security.md). */
+  readonly door: DoorConfig;
   readonly sender: SenderSettings;
   readonly proxies: { readonly http: SenderProxyView; readonly https: SenderProxyView };
   readonly headers: HeaderRulesSettings;
@@ -54,29 +50,15 @@ export interface GatewayThreadInit {
   readonly state: Readonly<Record<string, unknown>>;
 }
 
-const DIGITS = /^\d{1,15}$/;
 /** At the end of a stop: time for the last responses to leave before every remaining socket is closed. */
 const STOP_FLUSH_MS = 100;
-let headerSink: string[] = [];
-let contentLengths = 0;
-let firstContentLength = '';
-let contentLengthConflict = false;
-let chunkedSeen = false;
-const collectHeader = (name: string, value: string): void => {
-  headerSink.push(name, value);
-  if (name === 'content-length') {
-    if (contentLengths++ === 0) firstContentLength = value;
-    else if (value !== firstContentLength) contentLengthConflict = true;
-  } else if (name === 'transfer-encoding') {
-    chunkedSeen = true;
-  }
-};
+const ALLOW_ALL = [['allow', 'GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS']] as const;
 
 /**
- * One io thread of the gateway: a uWebSockets.js app per pass-through port, the phases, the sender pools
+ * One io thread of the gateway: its front door (listeners and client connections), the phases, the sender pools
  * and the bounded worker pool. Everything here belongs to this thread; shared state arrives by message.
  */
-export class GatewayThread implements GatewayRuntime {
+export class GatewayThread implements GatewayRuntime, DoorHandler {
   /** The phases a message runs, replaced whole (never edited) when tracing is switched on or off. */
   phases: GatewayPhase[];
   phaseSteps: PhaseStep[];
@@ -92,8 +74,7 @@ export class GatewayThread implements GatewayRuntime {
   readonly deployed: DeployedApis;
   readonly ws: WebSocketGateway;
   private readonly inFlight = new InFlightCalls<MessageContext>();
-  private readonly listenSockets: us_listen_socket[] = [];
-  private readonly apps: TemplatedApp[] = [];
+  readonly door: FrontDoor;
   private readonly sweeper: NodeJS.Timeout;
   private stopping = false;
   private drained: (() => void) | null = null;
@@ -103,7 +84,6 @@ export class GatewayThread implements GatewayRuntime {
   requests = 0;
 
   constructor(
-    readonly uws: Uws,
     readonly init: GatewayThreadInit,
     readonly log: Logger,
     private readonly codecs: Codecs,
@@ -130,6 +110,7 @@ export class GatewayThread implements GatewayRuntime {
       ca: s.ca, checkServerIdentity: identityCheck(s.hostnameVerifier), clientKeyPem: s.clientKeyPem, clientCertPem: s.clientCertPem,
     }, this.faults.registry, init.sequences, s.connectTimeoutMs, this.basePhases.find((x): x is ThrottlePhase => x instanceof ThrottlePhase) ?? null);
     this.maxOpen = p.maxOpenConnections < 0 ? -1 : Math.max(1, Math.floor(p.maxOpenConnections / init.threads));
+    this.door = new FrontDoor(init.door, this, Math.max(65536, p.ioBufferSize), init.threads > 1);
     this.sweeper = setInterval(() => this.sweep(), 1000);
     this.sweeper.unref();
   }
@@ -138,68 +119,32 @@ export class GatewayThread implements GatewayRuntime {
   async listen(): Promise<{ http?: number; https?: number }> {
     const out: { http?: number; https?: number } = {};
     const { http, https } = this.init.listeners;
-    if (http.enabled) {
-      const app = this.uws.App();
-      this.route(app, false);
-      out.http = await this.open(app, http, 'HTTP');
-    }
-    if (https.enabled && this.init.tls) {
-      const t = this.init.tls;
-      const app = this.uws.SSLApp({
-        key_file_name: t.keyFile, cert_file_name: t.certFile, passphrase: t.passphrase,
-        ...(t.caFile ? { ca_file_name: t.caFile } : {}),
-        ...(t.ciphers ? { ssl_ciphers: t.ciphers } : {}),
-      });
-      this.route(app, true);
-      out.https = await this.open(app, https, 'HTTPS');
-    }
+    if (http.enabled) out.http = await this.door.listen({ bindAddress: http.bindAddress, port: http.port, tls: null });
+    if (https.enabled && this.init.tls) out.https = await this.door.listen({ bindAddress: https.bindAddress, port: https.port, tls: this.init.tls });
     return out;
   }
 
-  private route(app: TemplatedApp, secure: boolean): void {
-    const handler = secure ? this.onHttpsRequest : this.onHttpRequest;
-    // Upgrade requests to WS APIs go to the WebSocket behavior; it yields every other upgrade to `any`.
-    app.ws('/*', this.ws.behavior(secure));
-    app.any('/*', handler);
-    this.apps.push(app);
-  }
+  // ---- DoorHandler: what passes the front door ------------------------------------------------------
 
-  private open(app: TemplatedApp, l: ListenerView, what: string): Promise<number> {
-    return new Promise((resolve, reject) => {
-      app.listen(l.bindAddress, l.port, (sock) => {
-        if (!sock) { reject(new Error(`cannot listen on ${l.bindAddress}:${l.port} (${what}): the port is in use or not allowed`)); return; }
-        this.listenSockets.push(sock);
-        resolve(this.uws.us_socket_local_port(sock as unknown as Parameters<Uws['us_socket_local_port']>[0]));
-      });
-    });
-  }
-
-  private readonly onHttpRequest = (res: HttpResponse, req: HttpRequest): void => { this.accept(res, req, false); };
-  private readonly onHttpsRequest = (res: HttpResponse, req: HttpRequest): void => { this.accept(res, req, true); };
-
-  private accept(res: HttpResponse, req: HttpRequest, secure: boolean): void {
-    const ctx = new MessageContext(this, res);
-    ctx.secure = secure;
-    ctx.method = req.getCaseSensitiveMethod();
-    ctx.path = req.getUrl();
-    ctx.query = req.getQuery() ?? '';
-    headerSink = ctx.reqHeaders;
-    contentLengths = 0;
-    contentLengthConflict = false;
-    chunkedSeen = false;
-    req.forEach(collectHeader);
-    res.onAborted(ctx.onClientAborted);
-    ctx.clientIp = clientAddress(res);
-    if (chunkedSeen) ctx.chunked = true;
-    else if (contentLengths > 0) ctx.contentLength = Number(firstContentLength);
+  onRequest(x: ClientExchange): void {
+    const ctx = new MessageContext(this, x);
+    x.attach(ctx);
     this.onMessageStart(ctx);
-    if (contentLengthConflict || (chunkedSeen && contentLengths > 0) || (contentLengths > 0 && !DIGITS.test(firstContentLength))) {
-      // uWS read the body by one of them; a backend might read it by the other (request smuggling).
-      ctx.fault({ code: 400, status: 400, message: 'Bad Request', description: 'Invalid or conflicting Content-Length / Transfer-Encoding headers', sequence: 'fault' });
-      return;
-    }
-    if (ctx.hasBody) res.onData(ctx.dataHandler());
+    if (x.head.path === '*') { ctx.respond(200, ALLOW_ALL, null); return; }
     this.admit(ctx);
+  }
+
+  onRefused(x: ClientExchange, r: DoorRefusal): void {
+    const ctx = new MessageContext(this, x);
+    this.onMessageStart(ctx);
+    const info = REFUSALS[r.refusal];
+    this.log.info({ client: x.clientIp, method: x.head.method || undefined, target: x.head.target.slice(0, 256) || undefined, status: info.status, reason: r.description },
+      'request refused at the front door');
+    ctx.fault({ code: info.code, status: info.status, message: info.message, description: r.description, sequence: 'fault' });
+  }
+
+  onUpgrade(x: ClientExchange): void {
+    this.ws.upgrade(x);
   }
 
   /**
@@ -207,6 +152,16 @@ export class GatewayThread implements GatewayRuntime {
    * a worker pool slot, then the phases. A full queue answers 503.
    */
   admit(ctx: MessageContext): void {
+    const s = this.security.settings;
+    if (s !== null) {
+      const v = ctx.header(s.authHeader);
+      // A token this long is no token Sluice issued; looking at it (a cache key, a signature check) is the cost.
+      if (v !== undefined && v.length > this.init.passthru.maxBearerTokenBytes + 7 && /^bearer /i.test(v)) {
+        ctx.closeConnection = true;
+        ctx.raise(900901, { description: `The access token is longer than ${this.init.passthru.maxBearerTokenBytes} bytes` });
+        return;
+      }
+    }
     const a = this.workerPool.admit(ctx);
     if (a === Admission.ADMITTED) { ctx.onSlot(); return; }
     if (a === Admission.QUEUED) { ctx.slot = Slot.WAITING; ctx.phase = MessagePhase.QUEUED; return; }
@@ -234,17 +189,14 @@ export class GatewayThread implements GatewayRuntime {
   private pauseAccepting(): void {
     this.acceptingPaused = true;
     this.log.warn({ limit: this.maxOpen }, 'max_open_connections reached: not accepting new connections until calls finish');
-    for (const s of this.listenSockets.splice(0)) this.uws.us_listen_socket_close(s);
+    this.door.closeListeners();
   }
 
   private resumeAccepting(): void {
     this.acceptingPaused = false;
     if (this.stopping) return;
     this.log.info('accepting connections again');
-    const { http, https } = this.init.listeners;
-    let i = 0;
-    if (http.enabled) void this.open(this.apps[i++]!, http, 'HTTP').catch((e: Error) => this.log.error(e.message));
-    if (https.enabled && this.init.tls) void this.open(this.apps[i]!, https, 'HTTPS').catch((e: Error) => this.log.error(e.message));
+    this.listen().catch((e: Error) => this.log.error(e.message));
   }
 
   /**
@@ -283,7 +235,9 @@ export class GatewayThread implements GatewayRuntime {
   /** Graceful stop: no new connections; calls in flight finish, up to the deadline. */
   stop(deadlineMs: number): Promise<void> {
     this.stopping = true;
-    for (const s of this.listenSockets.splice(0)) this.uws.us_listen_socket_close(s);
+    this.door.closeListeners();
+    // Idle keep-alive connections close now; busy ones answer their current call with Connection: close.
+    this.door.drain();
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
@@ -291,18 +245,17 @@ export class GatewayThread implements GatewayRuntime {
         this.workerPool.stop();
         this.security.stop();
         this.pools.destroyAll();
-        // Sockets uWS still holds (a WebSocket client that has not answered our close frame, an idle
-        // keep-alive connection) would abort the process when the thread's loop closes: close them all,
-        // a moment after the last call ended so that its response, written inside a cork, has left.
+        // What is still open (a WebSocket client that has not answered our close frame, a connection whose
+        // last response is leaving) closes a moment after the last call ended, so that its response has left.
         setTimeout(() => {
-          for (const app of this.apps) (app as TemplatedApp & { close?: () => void }).close?.();
+          this.door.destroyAll();
           resolve();
         }, STOP_FLUSH_MS);
       };
       const timer = setTimeout(() => {
         if (this.inFlight.size) this.log.warn({ inFlight: this.inFlight.size }, 'graceful stop deadline passed; closing calls in flight');
         if (this.ws.sessionCount) this.log.warn({ sessions: this.ws.sessionCount }, 'graceful stop deadline passed; dropping WebSocket sessions');
-        for (const ctx of this.inFlight.toArray()) { ctx.exchange?.abort(); if (!ctx.aborted && !ctx.finished) ctx.res.close(); ctx.finish(); }
+        for (const ctx of this.inFlight.toArray()) { ctx.exchange?.abort(); if (!ctx.aborted && !ctx.finished) ctx.x.abort(); ctx.finish(); }
         this.ws.terminateAll();
         done();
       }, deadlineMs);

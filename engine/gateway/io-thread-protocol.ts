@@ -22,7 +22,7 @@ export type ToIoThread =
 
 /** Io thread -> main thread. */
 export type FromIoThread =
-  | { readonly type: 'ready'; readonly ports: { readonly http?: number; readonly https?: number }; readonly native: boolean }
+  | { readonly type: 'ready'; readonly ports: { readonly http?: number; readonly https?: number } }
   | { readonly type: 'fatal'; readonly message: string }
   /** An uncaught exception after the start: the thread stops (then sends `stopped`) to be restarted. */
   | { readonly type: 'failed'; readonly message: string }

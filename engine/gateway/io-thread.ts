@@ -1,13 +1,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger, setLogLevel } from '../log/logger.js';
-import { loadUws } from '../../transport/uws.js';
 import { GatewayThread } from './gateway-thread.js';
 import { loadCodecs, defaultCodecs, type Codecs } from '../../mediation/index.js';
 import type { FromIoThread, IoThreadData, ToIoThread } from './io-thread-protocol.js';
 import { CallRecorder } from './telemetry/recorder.js';
 import { LOG_LEVEL_STATE_KEY, TELEMETRY_STATE_KEY, type TelemetrySettings } from './telemetry/types.js';
 
-/** Entry point of an io thread (a worker_thread running one uWS event loop). */
+/** Entry point of an io thread (a worker_thread running one event loop with its front door). */
 const data = workerData as IoThreadData;
 const port = parentPort!;
 const post = (m: FromIoThread): void => port.postMessage(m);
@@ -27,9 +26,7 @@ try {
   codecs = defaultCodecs();
 }
 try {
-  const { uws, native } = loadUws(data.gateway.passthru.allowSlowFallback);
-  if (!native) log.warn('running on the uWebSockets.js pure-JS fallback (allow_slow_fallback = true): expect a fraction of the throughput');
-  thread = new GatewayThread(uws, data.gateway, log, codecs, (name, payload) => post({ type: 'extension', name, payload }));
+  thread = new GatewayThread(data.gateway, log, codecs, (name, payload) => post({ type: 'extension', name, payload }));
   const rec = new CallRecorder(thread, (batch) => post({ type: 'telemetry', batch }), log);
   recorder = rec;
   thread.state.on(TELEMETRY_STATE_KEY, (v) => {
@@ -39,15 +36,15 @@ try {
   });
   thread.state.on(LOG_LEVEL_STATE_KEY, (v) => setLogLevel(log, v as string));
   thread.listen().then(
-    (ports) => post({ type: 'ready', ports, native }),
+    (ports) => post({ type: 'ready', ports }),
     (err: Error) => post({ type: 'fatal', message: err.message }),
   );
 } catch (err) {
   post({ type: 'fatal', message: (err as Error).message });
 }
 
-// An exception nothing caught is a bug; left alone it would end this worker with uWS sockets still open,
-// and Node aborts the whole process when a worker's loop closes with open handles. Instead: stop like a
+// An exception nothing caught is a bug; left alone it would end this worker with its calls in flight cut.
+// Instead: stop like a
 // graceful stop (listeners closed, calls in flight finished up to FAILED_STOP_MS, sockets closed) and let
 // the main thread start a fresh io thread.
 let failing = false;

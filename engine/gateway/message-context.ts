@@ -1,4 +1,3 @@
-import type { HttpResponse } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import { ProtocolState, stateName } from '../../transport/protocol-state.js';
 import { BackendTransportError, TRANSPORT_ERRORS, TransportErrorCode } from '../../transport/transport-errors.js';
@@ -6,10 +5,11 @@ import type { Exchange } from '../../transport/sender/exchange.js';
 import { BodyMode, type SenderHandler } from '../../transport/sender/sender-handler.js';
 import type { ApiRuntime, ResourceRuntime } from './api-router.js';
 import type { BackendTarget } from './backend-target.js';
-import { statusLine, type FaultFacts, type FaultInfo, type FaultRenderer } from './fault.js';
+import { reasonPhrase, type FaultFacts, type FaultInfo, type FaultRenderer } from './fault.js';
 import { PhaseResult, type GatewayPhase, type PhaseStep } from './phase.js';
-import { buildBackendHead, writeResponseHead, type HeaderRules } from '../../transport/header-rules.js';
-import { CHUNK_FRAMING_BYTES, CORK_BUFFER_SIZE, HEAD_SLACK_BYTES, MAX_PIECE_PER_CORK } from '../../transport/uws-cork.js';
+import { buildBackendHead, responseHeaderLines, headerLines, type HeaderRules } from '../../transport/header-rules.js';
+import { BodyFraming, type ClientExchange, type ExchangeHandler } from '../../transport/front-door/client-exchange.js';
+import { REFUSALS, type DoorRefusal } from '../../transport/front-door/refusals.js';
 import { handlerError, type HandlerError } from '../../mediation/api-handler-errors.js';
 import type { WorkerPool } from './worker-pool.js';
 import type { ApiMediation } from './api-mediation.js';
@@ -69,6 +69,8 @@ export interface AuthContext extends TokenFacts {
  */
 export interface TerminalStep {
   dispatch(ctx: MessageContext): void;
+  /** The client went away before the step answered. */
+  abort(): void;
 }
 
 /** Where the message is in its life, for logs and the access log. */
@@ -92,44 +94,22 @@ export const Slot = {
 } as const;
 export type Slot = (typeof Slot)[keyof typeof Slot];
 
-let corkTarget: MessageContext | null = null;
-let corkChunk: Buffer | null = null;
-let corkResult = true;
-let corkFn: (() => void) | null = null;
-const corkHead = (): void => { corkTarget!.writeHeadCorked(); };
-const corkData = (): void => { corkResult = corkTarget!.writeDataCorked(corkChunk!); };
-const corkEnd = (): void => { corkTarget!.endCorked(); };
-const corkPiece = (): void => { corkResult = corkTarget!.res.write(corkChunk!); };
-const corkBatch = (): void => {
-  const ctx = corkTarget!;
-  const fn = corkFn!;
-  ctx.inCork = true;
-  ctx.corkBytes = 0;
-  try { fn(); } finally { ctx.inCork = false; }
-};
-
-/** The bytes of a head written with writeStatus and writeHeader (uWS writes strings as UTF-8). */
-function headBytes(status: number, headers: readonly (readonly [string, string])[], extra: readonly string[]): number {
-  let n = statusLine(status).length + 11;
-  for (const [k, v] of headers) n += Buffer.byteLength(k) + Buffer.byteLength(v) + 4;
-  for (let i = 0; i < extra.length; i++) n += Buffer.byteLength(extra[i]!) + 2;
-  return n;
-}
-
 /**
  * One call through the gateway, from the uWS request to the end of the response: the request facts, what
  * the phases found (API, resource, caller), the backend exchange and the streaming state both ways.
  * Created once per call with every field set here (a fixed shape), and the SenderHandler of its exchange.
  */
-export class MessageContext implements SenderHandler {
+export class MessageContext implements SenderHandler, ExchangeHandler {
   // ---- the request ----
   method = '';
-  /** Path as received (no query), e.g. `/pizzashack/1.0.0/menu`. */
+  /** The normalised path (no query), e.g. `/pizzashack/1.0.0/menu` (transport/front-door/request-target.ts). */
   path = '';
   /** Query without `?`, '' when none. */
   query = '';
-  /** Flat [name, value, ...], names lower-case as uWS gives them. */
-  readonly reqHeaders: string[] = [];
+  /** Fewest path segments left while `..` segments were resolved, -1 when there were none (RequestHead). */
+  minDepth = -1;
+  /** Flat [name, value, ...], names lower-case (the front door's RequestHead). */
+  reqHeaders: string[];
   clientIp = '';
   secure = false;
   /** Its place in the io thread's InFlightCalls, -1 when not listed. */
@@ -170,7 +150,7 @@ export class MessageContext implements SenderHandler {
   private clientPaused = false;
   private pendingBody: Buffer[] | null = null;
   private pendingBytes = 0;
-  private bodyComplete = false;
+  bodyComplete = false;
   /** The body must be whole before the call goes on (validation, content-aware mediation). */
   bufferWholeBody = false;
   private bodyWaiter: (() => void) | null = null;
@@ -184,20 +164,11 @@ export class MessageContext implements SenderHandler {
   /** Content-Length of the response, -1 when chunked or close-delimited. */
   private respTotal = -1;
   private respNoBody = false;
-  private stash: Buffer | null = null;
-  private stashOffset = 0;
-  private backendDone = false;
   respBytes = 0;
-  /** Inside a uWS cork: writes go straight to the batch. */
-  inCork = false;
-  /** Inside the batch's cork: at most this many bytes are in uWS's cork buffer (uws-cork.ts). */
-  corkBytes = 0;
-  /** Chunked body pieces that would not surely fit the batch's cork: written after it, in corks of their own. */
-  private deferredChunks: Buffer[] | null = null;
-  /** The response's end waits for the deferred pieces. */
-  private endDeferred = false;
   /** The API's out sequence reads the body: the response is held whole and written at its end. */
   private heldResponse: Buffer[] | null = null;
+  /** The answer ends the client connection (a refusal at the door's level: what follows cannot be trusted). */
+  closeConnection = false;
   /** The fault that ended the call, for logs and the access log. */
   errorCode = 0;
   errorMessage = '';
@@ -207,8 +178,19 @@ export class MessageContext implements SenderHandler {
   backendStartedAt = 0;
   backendLatencyMs = -1;
 
-  constructor(readonly gw: GatewayRuntime, readonly res: HttpResponse) {
+  constructor(readonly gw: GatewayRuntime, readonly x: ClientExchange) {
     this.startedAt = performance.now();
+    const h = x.head;
+    this.method = h.method;
+    this.path = h.path;
+    this.query = h.query;
+    this.minDepth = h.minDepth;
+    this.reqHeaders = h.headers;
+    this.contentLength = h.contentLength;
+    this.chunked = h.chunked;
+    this.bodyComplete = !h.hasBody;
+    this.clientIp = x.clientIp;
+    this.secure = x.secure;
   }
 
   get hasBody(): boolean {
@@ -251,23 +233,17 @@ export class MessageContext implements SenderHandler {
 
   // ---- request body from the client ----------------------------------------------------------------
 
-  /** The uWS onData handler of this call (made only for calls with a body). */
-  dataHandler(): (ab: ArrayBuffer, isLast: boolean) => void {
-    return (ab, isLast) => this.onClientData(ab, isLast);
-  }
-
-  /** uWS onData: copies the chunk (uWS reuses its memory) and passes it on or keeps it. */
-  onClientData(ab: ArrayBuffer, isLast: boolean): void {
+  /** ExchangeHandler: a piece of the request body (a Buffer of our own) from the front door. */
+  onRequestBody(chunk: Buffer | null, isLast: boolean): void {
     if (this.finished) return;
-    const chunk = ab.byteLength ? Buffer.copyBytesFrom(new Uint8Array(ab)) : null;
     if (isLast) this.bodyComplete = true;
     const ex = this.exchange;
     if (ex !== null && !this.bufferWholeBody) {
-      if (chunk !== null && !ex.write(chunk)) this.pauseClient();
+      if (chunk !== null && chunk.length > 0 && !ex.write(chunk)) this.pauseClient();
       if (isLast) ex.end();
       return;
     }
-    if (chunk !== null) {
+    if (chunk !== null && chunk.length > 0) {
       (this.pendingBody ??= []).push(chunk);
       this.pendingBytes += chunk.length;
       // Unless the whole body is wanted, hold no more than a few buffers' worth before dispatch.
@@ -280,11 +256,20 @@ export class MessageContext implements SenderHandler {
     }
   }
 
+  /** ExchangeHandler: the request's body broke the framing rules (or stopped arriving): answered, then closed. */
+  onRequestError(r: DoorRefusal): void {
+    if (this.finished) return;
+    const info = REFUSALS[r.refusal];
+    this.gw.log.warn({ code: info.code, method: this.method, path: this.path, status: info.status, state: this.exchange ? stateName(this.exchange.state) : 'REQUEST_READY', reason: r.description },
+      'the request body broke off; answered and the backend request aborted');
+    this.fault({ code: info.code, status: info.status, message: info.message, description: r.description, sequence: 'fault' });
+  }
 
   /** Calls `then` once the whole request body is here (at once when there is none or it already is). */
   whenBodyComplete(then: () => void): void {
     this.bufferWholeBody = true;
     if (!this.hasBody || this.bodyComplete) { then(); return; }
+    this.x.continueBody();
     this.resumeClient();
     this.bodyWaiter = then;
   }
@@ -309,18 +294,24 @@ export class MessageContext implements SenderHandler {
   private pauseClient(): void {
     if (this.clientPaused || this.aborted) return;
     this.clientPaused = true;
-    this.res.pause();
+    this.x.pauseBody();
   }
 
   private resumeClient(): void {
     if (!this.clientPaused || this.aborted) return;
     this.clientPaused = false;
-    this.res.resume();
+    this.x.resumeBody();
+  }
+
+  /** ExchangeHandler: the client connection closed before the response ended. */
+  onClientGone(): void {
+    this.onClientAborted();
   }
 
   readonly onClientAborted = (): void => {
     this.aborted = true;
     if (this.finished) return;
+    this.terminal?.abort();
     const ex = this.exchange;
     if (this.hasBody && !this.bodyComplete) {
       this.errorCode = TransportErrorCode.INCOMPLETE_PAYLOAD;
@@ -400,6 +391,7 @@ export class MessageContext implements SenderHandler {
     if (ex.isFinished) return;
     this.exchange = ex;
     if (bodyMode !== BodyMode.NONE) {
+      this.x.continueBody();
       const pending = this.pendingBody;
       this.pendingBody = null;
       this.pendingBytes = 0;
@@ -414,30 +406,10 @@ export class MessageContext implements SenderHandler {
 
   onConnect(): void {}
 
+  /** One backend read: what it makes us write to the client leaves in one write. */
   batch(parse: () => void): void {
-    if (this.aborted || this.finished || this.inCork) { parse(); return; }
-    corkTarget = this;
-    corkFn = parse;
-    this.res.cork(corkBatch);
-    corkFn = null;
-    if (this.deferredChunks !== null || this.endDeferred) this.flushDeferred();
-  }
-
-  /** After the batch's cork: the chunked pieces that did not fit it, then the end if it came. */
-  private flushDeferred(): void {
-    const chunks = this.deferredChunks;
-    this.deferredChunks = null;
-    let ok = true;
-    if (chunks !== null) for (let i = 0; i < chunks.length && !this.aborted; i++) ok = this.writePieces(chunks[i]!) && ok;
-    if (this.finished || this.aborted) return;
-    if (this.endDeferred) {
-      this.endDeferred = false;
-      corkTarget = this;
-      this.res.cork(corkEnd);
-      return;
-    }
-    // The pieces were taken (uWS keeps what the client cannot read yet): stop reading the backend for now.
-    if (!ok) this.exchange?.pause();
+    if (this.aborted || this.finished) { parse(); return; }
+    this.x.batch(parse);
   }
 
   onRequestSent(): void {}
@@ -461,16 +433,22 @@ export class MessageContext implements SenderHandler {
     }
     const out = this.api?.def.outSequence;
     if (out !== undefined && this.outSequence(out)) return;
-    if (this.inCork) { this.writeHeadCorked(); return; }
-    corkTarget = this;
-    this.res.cork(corkHead);
+    this.writeHead();
   }
 
-  /** Inside cork: the status line and headers (the body decides how it ends). */
-  writeHeadCorked(): void {
+  /** The backend's status line and headers for the client (the body decides how it ends). */
+  private writeHead(): void {
     this.responseStarted = true;
-    this.corkBytes += HEAD_SLACK_BYTES
-      + writeResponseHead(this.res, this.respStatus, this.respStatusText, this.respHeaders!, this.gw.headerRules, this.extraResponseHeaders);
+    let lines = responseHeaderLines(this.respHeaders!, this.gw.headerRules, this.extraResponseHeaders);
+    let framing: number;
+    if (this.respNoBody) {
+      framing = BodyFraming.NONE;
+      // HEAD: the length the backend reported goes along, with no body.
+      if (this.method === 'HEAD') { const cl = contentLengthOf(this.respHeaders!); if (cl >= 0) lines += `content-length: ${cl}\r\n`; }
+    } else {
+      framing = this.respTotal >= 0 ? this.respTotal : BodyFraming.STREAM;
+    }
+    this.x.writeHead(this.respStatus, this.respStatusText || reasonPhrase(this.respStatus), lines, framing);
   }
 
   onData(chunk: Buffer): boolean {
@@ -478,105 +456,22 @@ export class MessageContext implements SenderHandler {
     // The chunk may be a view of the backend connection's read buffer (SenderHandler.onData): kept, it is copied.
     if (this.heldResponse !== null) { this.heldResponse.push(Buffer.from(chunk)); return true; }
     this.respBytes += chunk.length;
-    if (this.respTotal < 0) return this.writeChunk(chunk);
-    if (this.inCork) return this.writeDataCorked(chunk);
-    corkTarget = this;
-    corkChunk = chunk;
-    this.res.cork(corkData);
-    corkChunk = null;
-    return corkResult;
+    // The exchange copies what it writes (the socket would otherwise hold a view of a reused buffer).
+    return this.x.write(chunk);
   }
 
-  /**
-   * Inside cork: one piece of a Content-Length body; false when the client cannot take more now. tryEnd
-   * reports how far it got, so a piece the cork could not take is resumed from the right byte.
-   */
-  writeDataCorked(chunk: Buffer): boolean {
-    const res = this.res;
-    const [ok, done] = res.tryEnd(chunk, this.respTotal);
-    if (done) { this.backendDone = true; this.finish(); return true; }
-    if (!ok) {
-      // Every earlier chunk was taken whole (or we would have stopped): this one starts where they end.
-      this.stash = Buffer.from(chunk);
-      this.stashOffset = this.respBytes - chunk.length;
-      res.onWritable(this.writableHandler());
-      return false;
-    }
-    return true;
-  }
-
-  /**
-   * One piece of a chunked (or close-delimited) body; false when the client cannot take more now.
-   * `res.write` has no offset to resume from, so it must never overflow a cork holding bytes (uws-cork.ts):
-   * inside the batch's cork a piece is written only when it surely fits, otherwise it waits until the
-   * batch's cork is sent. No copy: that happens before the read that carried the chunk returns, while the
-   * chunk is still valid (SenderHandler.onData).
-   */
-  private writeChunk(chunk: Buffer): boolean {
-    if (!this.inCork) return this.writePieces(chunk);
-    if (this.deferredChunks === null && this.corkBytes + chunk.length + CHUNK_FRAMING_BYTES <= CORK_BUFFER_SIZE) {
-      this.corkBytes += chunk.length + CHUNK_FRAMING_BYTES;
-      if (this.res.write(chunk)) return true;
-      this.res.onWritable(this.writableHandler());
-      return false;
-    }
-    (this.deferredChunks ??= []).push(chunk);
-    return true;
-  }
-
-  /** Outside any cork: the chunk in pieces, each in a cork of its own that it fits. */
-  private writePieces(chunk: Buffer): boolean {
-    let ok = true;
-    for (let at = 0; at < chunk.length && !this.aborted; at += MAX_PIECE_PER_CORK) {
-      corkTarget = this;
-      corkChunk = chunk.length <= MAX_PIECE_PER_CORK ? chunk : chunk.subarray(at, at + MAX_PIECE_PER_CORK);
-      this.res.cork(corkPiece);
-      ok = corkResult && ok;
-    }
-    corkChunk = null;
-    if (!ok && !this.aborted) this.res.onWritable(this.writableHandler());
-    return ok;
-  }
-
-  /** Made on the first back-pressure only: most calls never need it. */
-  private onClientWritable: ((offset: number) => boolean) | null = null;
-
-  private writableHandler(): (offset: number) => boolean {
-    return this.onClientWritable ??= (offset) => this.clientWritable(offset);
-  }
-
-  private clientWritable(offset: number): boolean {
-    if (this.finished || this.aborted) return true;
-    const stash = this.stash;
-    if (stash !== null) {
-      const [ok, done] = this.res.tryEnd(stash.subarray(offset - this.stashOffset), this.respTotal);
-      if (done) { this.stash = null; this.finish(); return true; }
-      if (!ok) return false;
-      this.stash = null;
-    }
-    if (this.backendDone) {
-      if (this.respTotal < 0) { this.res.end(); this.finish(); }
-      return true;
-    }
+  /** ExchangeHandler: the client took what waited; the backend may go on. */
+  onWritable(): void {
+    if (this.finished || this.aborted) return;
     this.exchange?.resume();
-    return true;
   }
-
 
   onComplete(): void {
     if (this.finished) return;
-    this.backendDone = true;
     if (this.aborted) { this.finish(); return; }
     if (this.heldResponse !== null) { this.completeHeldResponse(); return; }
-    if (this.stash !== null) return; // the client's writable event finishes the response
-    if (this.inCork) {
-      // After deferred pieces, or where even the last chunk might overflow the cork: after the batch.
-      if (this.deferredChunks !== null || this.corkBytes + CHUNK_FRAMING_BYTES > CORK_BUFFER_SIZE) this.endDeferred = true;
-      else this.endCorked();
-      return;
-    }
-    corkTarget = this;
-    this.res.cork(corkEnd);
+    this.x.end();
+    this.finish();
   }
 
   /**
@@ -633,27 +528,6 @@ export class MessageContext implements SenderHandler {
     };
   }
 
-  /** Inside cork: end of the response to the client. */
-  endCorked(): void {
-    if (this.finished) return;
-    const res = this.res;
-    if (this.respNoBody) {
-      if (this.method === 'HEAD' && this.respTotal < 0) {
-        // HEAD: report the length the backend reported, and send no body.
-        const cl = contentLengthOf(this.respHeaders!);
-        if (cl >= 0) res.endWithoutBody(cl); else res.endWithoutBody();
-      } else {
-        res.endWithoutBody();
-      }
-    } else if (this.respTotal >= 0) {
-      // Content-Length bodies end in tryEnd; a zero-length one has no chunk to do it.
-      if (this.respBytes < this.respTotal || this.respTotal === 0) res.end();
-    } else {
-      res.end();
-    }
-    this.finish();
-  }
-
   onError(err: BackendTransportError): void {
     if (this.finished) return;
     this.exchange = null;
@@ -666,7 +540,7 @@ export class MessageContext implements SenderHandler {
         `${err.message}: the response was incomplete, client connection closed`);
       this.errorCode = err.code;
       this.errorMessage = err.detail;
-      if (!this.aborted) this.res.close();
+      if (!this.aborted) this.x.abort();
       this.finish();
       return;
     }
@@ -706,7 +580,7 @@ export class MessageContext implements SenderHandler {
     this.errorMessage = info.message;
     if (this.exchange !== null) { this.exchange.abort(); this.exchange = null; }
     if (this.aborted) { this.finish(); return; }
-    if (this.responseStarted) { this.res.close(); this.finish(); return; }
+    if (this.responseStarted) { this.x.abort(); this.finish(); return; }
     const rendered = this.gw.faults.render(info, this.facts());
     this.respond(rendered.status, rendered.headers, rendered.body);
   }
@@ -716,23 +590,10 @@ export class MessageContext implements SenderHandler {
     if (this.finished) return;
     this.respStatus = status;
     if (this.aborted) { this.finish(); return; }
-    const res = this.res;
     this.responseStarted = true;
-    const extra = this.extraResponseHeaders;
-    // The request body was not read: close rather than guess where the next request starts.
-    const close = this.hasBody && !this.bodyComplete;
-    // `end(body)` has no offset to resume from: a body that might overflow the cork after the head is
-    // ended outside it, where uWS keeps whatever the client cannot take yet (uws-cork.ts).
-    const inline = body === null || body.length + headBytes(status, headers, extra) + HEAD_SLACK_BYTES <= CORK_BUFFER_SIZE;
-    res.cork(() => {
-      res.writeStatus(statusLine(status));
-      for (const [k, v] of headers) res.writeHeader(k, v);
-      for (let i = 0; i < extra.length; i += 2) res.writeHeader(extra[i]!, extra[i + 1]!);
-      if (!inline) return;
-      if (body === null) res.endWithoutBody(0, close);
-      else res.end(body, close);
-    });
-    if (!inline && !this.aborted) res.end(body!, close);
+    // A request body left unread closes the connection after the answer (client-exchange.ts).
+    this.x.writeHead(status, reasonPhrase(status), headerLines(headers, this.extraResponseHeaders), body?.length ?? 0, this.closeConnection);
+    this.x.end(body);
     this.respBytes = body?.length ?? 0;
     this.finish();
   }
@@ -755,7 +616,6 @@ export class MessageContext implements SenderHandler {
     this.finished = true;
     this.phase = MessagePhase.DONE;
     this.pendingBody = null;
-    this.stash = null;
     this.gw.onMessageDone(this);
   }
 

@@ -78,9 +78,12 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
     throw err;
   }
   const init = (index: number, count: number, apiList: readonly ApiDefinition[], threadState: Record<string, unknown>): GatewayThreadInit => ({
-    index, threads: count, passthru, listeners,
+    index, threads: count, passthru, listeners, door: passthru.door,
     tls: tls && listeners.https.enabled ? {
-      keyFile: tls.keyFile, certFile: tls.certFile, passphrase: tls.passphrase, caFile: tls.clientAuth === 'require' ? tls.caFile : undefined, ciphers: tls.ciphers,
+      keyPem: tls.keyPem, passphrase: undefined, certPem: tls.certChainPem, caPem: tls.caPem, clientAuth: tls.clientAuth,
+      ciphers: tls.ciphers,
+      // TLS 1.0 and 1.1 are never offered (RFC 8996), whatever listener.protocols lists (docs/decisions.md).
+      minVersion: tls.minVersion === 'TLSv1.3' ? 'TLSv1.3' : 'TLSv1.2',
     } : null,
     sender: {
       socketTimeoutMs: passthru.socketTimeoutMs,
@@ -113,10 +116,9 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
   const count = passthru.ioThreads;
   if (count > os.availableParallelism()) log.warn({ ioThreads: count, cores: os.availableParallelism() }, 'more io threads than cores');
   const protocols = listenerTls(config).protocols;
-  if (listeners.https.enabled && !(protocols.includes('TLSv1.2') && protocols.includes('TLSv1.3'))) {
-    log.warn({ protocols }, 'transport.passthru_https listener.protocols: the uWebSockets.js listener always offers TLS 1.2 and 1.3 and never TLS 1.0/1.1; the list is not applied there');
+  if (listeners.https.enabled && (protocols.includes('TLSv1') || protocols.includes('TLSv1.1'))) {
+    log.info({ protocols }, 'transport.passthru_https listener.protocols: TLS 1.0 and 1.1 are not offered (RFC 8996); the listener starts at TLS 1.2');
   }
-  if (tls?.clientAuth === 'optional') log.warn('SSLVerifyClient = "optional" is not supported by the uWebSockets.js listener: client certificates are not requested (use "require")');
   const datas: IoThreadData[] = [];
   for (let i = 0; i < count; i++) datas.push({ gateway: init(i, count, initial, state), log: { ...logView(config) }, codecs: mediation.codecs });
   // A restarted io thread starts from what is current now: APIs, sequences, and each extension's state.

@@ -1,4 +1,3 @@
-import type { us_socket_context_t } from 'uWebSockets.js';
 import type WebSocket from 'ws';
 import type { MessageContext, TerminalStep } from '../gateway/message-context.js';
 import type { BackendTarget } from '../gateway/backend-target.js';
@@ -24,17 +23,14 @@ export class Handshake implements TerminalStep, BackendOpenHandler {
 
   constructor(
     private readonly gateway: WebSocketGateway,
-    private readonly secWebSocketKey: string,
     private readonly secWebSocketProtocol: string,
-    private readonly context: us_socket_context_t,
   ) {}
 
-  /** uWS onAborted: the client went away during the handshake. */
-  readonly onAborted = (): void => {
+  /** The client went away during the handshake (the context calls this before it finishes). */
+  abort(): void {
     this.pending?.abort();
     this.pending = null;
-    this.ctx?.onClientAborted();
-  };
+  }
 
   bind(ctx: MessageContext): void {
     this.ctx = ctx;
@@ -102,18 +98,9 @@ export class Handshake implements TerminalStep, BackendOpenHandler {
     }
     ctx.backendLatencyMs = performance.now() - ctx.backendStartedAt;
     const relay = this.gateway.newRelay(ctx, ws);
-    const res = ctx.res;
-    const extra = ctx.extraResponseHeaders;
     ctx.respStatus = 101;
     ctx.responseStarted = true;
-    res.cork(() => {
-      if (extra.length > 0) {
-        res.writeStatus('101 Switching Protocols');
-        for (let i = 0; i < extra.length; i += 2) res.writeHeader(extra[i]!, extra[i + 1]!);
-      }
-      // uWS calls the behavior's `open` (which attaches the client to the relay) from inside upgrade.
-      res.upgrade({ relay }, this.secWebSocketKey, ws.protocol, '', this.context);
-    });
+    this.gateway.completeUpgrade(ctx, relay, ws.protocol);
     ctx.finish();
   }
 

@@ -1,6 +1,7 @@
 import diagnostics from 'node:diagnostics_channel';
-import type { HttpRequest, HttpResponse, WebSocketBehavior, us_socket_context_t } from 'uWebSockets.js';
+import type { IncomingMessage } from 'node:http';
 import type WebSocket from 'ws';
+import { WebSocketServer } from 'ws';
 import type { GatewayRuntime } from '../gateway/message-context.js';
 import { MessageContext } from '../gateway/message-context.js';
 import type { DeployedApis } from '../gateway/deployed-apis.js';
@@ -9,7 +10,8 @@ import type { GatewaySecurity } from '../security/gateway-security.js';
 import type { HeaderRules } from '../../transport/header-rules.js';
 import type { WebSocketView } from '../../conf/views/websocket.js';
 import type { SequenceRegistry, SequenceSet, CallFacts } from '../../mediation/index.js';
-import { WsRelay, type RelayFilter, type RelayListener, type RelayRef } from '../../transport/websocket/relay.js';
+import { WsRelay, type RelayFilter, type RelayListener } from '../../transport/websocket/relay.js';
+import type { ClientExchange } from '../../transport/front-door/client-exchange.js';
 import type { BackendTls } from '../../transport/websocket/backend-socket.js';
 import { CloseCode } from '../../transport/websocket/close-codes.js';
 import { Handshake } from './handshake.js';
@@ -18,7 +20,6 @@ import type { ThrottlePhase } from '../throttling/throttle-phase.js';
 import { LocalMessageThrottle, WS_POLICY_STATE, type MessagePolicies, type MessageThrottle } from './message-throttle.js';
 import { DispatchAction, WsDispatch } from './ws-dispatch.js';
 import { WsSession } from './ws-session.js';
-import { clientAddress } from '../../transport/client-address.js';
 
 /** [sluice.websocket] and [transport.ws(s)] settings, with the wss trust store loaded (PEM): posted to io threads. */
 export interface WebSocketSettings extends WebSocketView {
@@ -34,7 +35,12 @@ export interface WebSocketHost extends GatewayRuntime {
   readonly headerRules: HeaderRules;
   /** Starts a message as for an HTTP request: worker pool admission, then the phases, then its terminal step. */
   admit(ctx: MessageContext): void;
+  /** An exchange answered as an HTTP call (an upgrade request to a path that is not a WebSocket API). */
+  onRequest(x: ClientExchange): void;
 }
+
+/** The upgrade request as ws reads it (method, url, headers): only what its handshake looks at. */
+interface UpgradeRequest { method: string; url: string; headers: Record<string, string>; sluiceExtra: readonly string[] }
 
 export type Relay = WsRelay<WsSession>;
 
@@ -60,6 +66,8 @@ export class WebSocketGateway implements RelayFilter<WsSession>, RelayListener<W
   readonly backendTls: BackendTls;
   private readonly sweeper: NodeJS.Timeout;
   private onEmpty: (() => void) | null = null;
+  /** Completes client handshakes (RFC 6455 §4.2.2) on sockets the front door hands over; never listens. */
+  private readonly server: WebSocketServer;
 
   constructor(
     readonly host: WebSocketHost,
@@ -78,6 +86,22 @@ export class WebSocketGateway implements RelayFilter<WsSession>, RelayListener<W
     this.dispatch = this.compileDispatch(registry, sequences);
     this.sweeper = setInterval(() => this.sweep(), 1000);
     this.sweeper.unref();
+    // `closeTimeout` is in ws 8.23's options; @types/ws 8.18 does not list it yet.
+    this.server = new WebSocketServer({
+      noServer: true,
+      clientTracking: false,
+      perMessageDeflate: false,
+      maxPayload: settings.maxMessageSize,
+      // A client that does not answer our close frame is dropped after this long ([sluice.websocket] close_timeout).
+      closeTimeout: settings.closeTimeoutMs,
+      // The client gets the sub-protocol the backend chose (set on the request by completeUpgrade).
+      handleProtocols: (_offered: Set<string>, req: IncomingMessage) => (req as unknown as { sluiceProtocol: string }).sluiceProtocol || false,
+    } as ConstructorParameters<typeof WebSocketServer>[0]);
+    // Headers the phases added (CORS...) go on the 101 answer.
+    this.server.on('headers', (headers: string[], req: IncomingMessage) => {
+      const extra = (req as unknown as UpgradeRequest).sluiceExtra;
+      for (let i = 0; i < extra.length; i += 2) headers.push(`${extra[i]}: ${extra[i + 1]}`);
+    });
   }
 
   private compileDispatch(registry: SequenceRegistry, set: SequenceSet): WsDispatch {
@@ -93,50 +117,50 @@ export class WebSocketGateway implements RelayFilter<WsSession>, RelayListener<W
     return this.sessions.size;
   }
 
-  // ---- uWS ------------------------------------------------------------------------------------------
+  // ---- the upgrade ----------------------------------------------------------------------------------
 
-  behavior(secure: boolean): WebSocketBehavior<RelayRef<WsSession>> {
-    const s = this.settings;
-    return {
-      maxPayloadLength: s.maxMessageSize,
-      // No uWS limit: the relay pauses the backend at high_water_mark, so nothing is ever dropped.
-      maxBackpressure: 0,
-      idleTimeout: s.idleTimeoutSec,
-      sendPingsAutomatically: true,
-      upgrade: (res, req, context) => this.upgrade(res, req, context, secure),
-      open: (ws) => ws.getUserData().relay.attachClient(ws),
-      message: (ws, message, isBinary) => ws.getUserData().relay.onClientMessage(message, isBinary),
-      drain: (ws) => ws.getUserData().relay.onClientDrain(),
-      ping: (ws, message) => ws.getUserData().relay.onClientPing(message),
-      close: (ws, code, message) => ws.getUserData().relay.onClientClose(code, message),
-    };
+  /**
+   * An upgrade request from the front door. Paths of WS APIs start a handshake through the phases; any
+   * other path is answered as an HTTP call (a `404` from `main`, or an HTTP API that ignores the Upgrade
+   * header), and the connection closes after it.
+   */
+  upgrade(x: ClientExchange): void {
+    const match = this.host.deployed.router.findApi(x.head.path);
+    if (match === null || match.api.def.type !== 'WS') {
+      x.head.keepAlive = false;
+      this.host.onRequest(x);
+      return;
+    }
+    const ctx = new MessageContext(this.host, x);
+    const hs = new Handshake(this, x.head.header('sec-websocket-protocol') ?? '');
+    hs.bind(ctx);
+    ctx.terminal = hs;
+    ctx.query = this.takeQueryToken(ctx, x.head.query);
+    x.attach(ctx);
+    this.host.onMessageStart(ctx);
+    this.host.admit(ctx);
   }
 
   /**
-   * An upgrade request. Paths of WS APIs start a handshake; any other path is yielded to the HTTP handler
-   * (a `404` from `main`, or an HTTP API that ignores the Upgrade header).
+   * The backend accepted: the client's handshake is completed on the socket the front door hands over (ws
+   * writes the 101 with Sec-WebSocket-Accept), and the relay takes the client.
    */
-  private upgrade(res: HttpResponse, req: HttpRequest, context: us_socket_context_t, secure: boolean): void {
-    const path = req.getUrl();
-    const match = this.host.deployed.router.findApi(path);
-    if (match === null || match.api.def.type !== 'WS') {
-      req.setYield(true);
-      return;
-    }
-    const ctx = new MessageContext(this.host, res);
-    ctx.secure = secure;
-    ctx.method = req.getCaseSensitiveMethod();
-    ctx.path = path;
-    const h = ctx.reqHeaders;
-    req.forEach((k, v) => { h.push(k, v); });
-    const hs = new Handshake(this, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), context);
-    hs.bind(ctx);
-    ctx.terminal = hs;
-    ctx.query = this.takeQueryToken(ctx, req.getQuery() ?? '');
-    ctx.clientIp = clientAddress(res);
-    res.onAborted(hs.onAborted);
-    this.host.onMessageStart(ctx);
-    this.host.admit(ctx);
+  completeUpgrade(ctx: MessageContext, relay: Relay, protocol: string): void {
+    const x = ctx.x;
+    const headers: Record<string, string> = {};
+    const h = x.head.headers;
+    for (let i = 0; i < h.length; i += 2) headers[h[i]!] = headers[h[i]!] === undefined ? h[i + 1]! : `${headers[h[i]!]}, ${h[i + 1]!}`;
+    const req: UpgradeRequest & { sluiceProtocol: string } = { method: 'GET', url: x.head.target, headers, sluiceExtra: ctx.extraResponseHeaders, sluiceProtocol: protocol };
+    const rest = x.conn.upgradeRest;
+    const socket = x.conn.upgrade();
+    let upgraded = false;
+    this.server.handleUpgrade(req as unknown as IncomingMessage, socket, Buffer.alloc(0), (client) => {
+      upgraded = true;
+      relay.attachClient(client);
+      if (rest !== null && rest.length > 0) socket.emit('data', rest);
+    });
+    // ws refused the request (a bad key or version): it answered 400 and closed the socket itself.
+    if (!upgraded) relay.close(CloseCode.PROTOCOL_ERROR, 'Bad handshake', CloseCode.GOING_AWAY, 'Client handshake failed');
   }
 
   /**
@@ -260,11 +284,19 @@ export class WebSocketGateway implements RelayFilter<WsSession>, RelayListener<W
     return false;
   }
 
-  /** Once a second: sessions that only receive learn about an expired or revoked token too. */
+  /**
+   * Once a second: sessions that only receive learn about an expired or revoked token too, and idle clients
+   * get a ping, then are dropped when they stay silent ([sluice.websocket] idle_timeout).
+   */
   private sweep(): void {
     if (this.sessions.size === 0) return;
     const now = Date.now();
-    for (const r of this.sessions) if (r.meta.auth !== null && !r.closed) this.tokenStillValid(r, now);
+    const idleMs = this.settings.idleTimeoutSec * 1000;
+    for (const r of this.sessions) {
+      if (r.closed) continue;
+      if (r.meta.auth !== null && !this.tokenStillValid(r, now)) continue;
+      if (idleMs > 0) r.pingIdle(now, idleMs);
+    }
   }
 
   // ---- stop ---------------------------------------------------------------------------------------------

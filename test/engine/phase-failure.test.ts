@@ -5,7 +5,6 @@ import { API_DIR, apiToml, freePort } from '../helpers/home.js';
 import { echoBackend, faultOf, request } from '../helpers/backends.js';
 import { GatewayThread } from '../../engine/gateway/gateway-thread.js';
 import { PhaseResult, stepsOf, type GatewayPhase } from '../../engine/gateway/phase.js';
-import { loadUws } from '../../transport/uws.js';
 import { defaultCodecs } from '../../mediation/index.js';
 import type { IoThreadDataSource } from '../../engine/runtime/io-threads.js';
 
@@ -16,13 +15,13 @@ t.test('a phase that throws answers 101510 naming the phase, logs it, and the ne
   const s = await startSluice(t, { passthru_http: { io_threads_per_reactor: 1 } }, {
     [`${API_DIR}/echo.toml`]: apiToml({ name: 'Echo', context: '/echo', production: be.url }),
   });
-  // The init a real io thread of this node receives, on a port of its own (uWS would share Sluice's silently).
+  // The init a real io thread of this node receives, on a port of its own.
   const data = await (s.node.gateway!.threads as unknown as { source: IoThreadDataSource }).source(0);
   const port = await freePort();
   const init = { ...data.gateway, listeners: { http: { ...data.gateway.listeners.http, port }, https: { ...data.gateway.listeners.https, enabled: false } } };
   const lines: Record<string, unknown>[] = [];
   const log = pino({ level: 'info' }, { write: (line: string) => { lines.push(JSON.parse(line) as Record<string, unknown>); } });
-  const thread = new GatewayThread(loadUws(false).uws, init, log, defaultCodecs());
+  const thread = new GatewayThread(init, log, defaultCodecs());
   t.teardown(() => thread.stop(0));
   let armed = true;
   const faulty: GatewayPhase = {

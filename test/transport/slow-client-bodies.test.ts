@@ -5,10 +5,10 @@ import { startSluice } from '../helpers/sluice.js';
 import { apiToml, API_DIR } from '../helpers/home.js';
 import { rawBackend } from '../helpers/backends.js';
 
-// A chunked response to a client that reads slowly: uWS keeps what the client cannot take yet, and every
-// byte must still arrive, in order, framed. The backend sends a small chunk and a large one in each write:
-// the small one lands in uWS's cork buffer and the large one overflows it, the case in which uWS 20.30
-// drops a write when the client's socket is full (transport/uws-cork.ts).
+// A chunked response to a client that reads slowly: the client socket keeps what the client cannot take yet,
+// and every byte must still arrive, in order, framed. The backend sends a small chunk and a large one in each
+// write (the shape that made uWebSockets.js 20.30 drop a write when the client's socket was full, before the
+// front door replaced it; and the shape in which a reused read buffer would corrupt what a socket holds).
 
 const TOTAL = 6 * 1024 * 1024;
 

@@ -58,6 +58,6 @@ t.test('a message over max_message_size ends the session; the backend is closed'
   c.on('error', () => {});
   const end = closed(c);
   c.send(Buffer.alloc(65537, 1));
-  t.equal((await end).code, 1006, 'one byte more: the client is disconnected');
+  t.equal((await end).code, 1009, 'one byte more: the client is closed with 1009 (message too big, RFC 6455 §7.4.1)');
   await eventually(() => be.open() === 0, 'the backend connection to close');
 });

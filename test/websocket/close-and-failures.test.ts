@@ -112,7 +112,7 @@ t.test('a client that never answers the close frame neither holds up nor breaks 
   await s.stop();
   t.ok(Date.now() - t0 < 10_000, `stopped in ${Date.now() - t0} ms`);
   await new Promise((r) => setTimeout(r, 500));
-  t.pass('the process is still alive (uWS sockets were closed before the io thread ended)');
+  t.pass('the process is still alive (every socket was closed before the io thread ended)');
   await eventually(() => be.open() === 0, 'the backend connection to close');
   c.terminate();
 });

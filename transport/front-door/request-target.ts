@@ -1,5 +1,5 @@
 /**
- * Request-target normalisation (issue 17; the rules and their keys: docs/front-door-normalisation.md).
+ * Request-target normalisation (issue 17; the rules and their keys: docs/security.md, "The request target").
  *
  * The gateway judges a call by its path (routing, resource templates, scopes, throttling keys, the access
  * log) and the backend runs whatever path it is sent. Both must be the same path, so the path is normalised
@@ -7,7 +7,7 @@
  * characters decoded, escapes in upper case; §5.2.4: dot-segments resolved, encoded ones included), and
  * what has no such form (an encoded `/`, a backslash, a `;` parameter, an encoded control, a broken or
  * overlong encoding, a `..` above the root) is refused rather than guessed at: backends disagree on those,
- * which is what every path-confusion advisory in docs/front-door-normalisation.md exploited.
+ * which is what every path-confusion advisory in docs/security.md, "The request target" exploited.
  *
  * Pure and synchronous, no imports: the front door calls it on the io thread for every request. A path with
  * none of `%` `\` `;` `#`, no control, space or non-ASCII byte, no `.` or `..` segment and no `//` (when

@@ -6,8 +6,8 @@ import { loadKeyMaterial, loadTrustedCertificates } from './key-store.js';
 import { generateSelfSignedStore } from './self-signed.js';
 
 /**
- * TLS material for the HTTPS listeners, in the two forms they take: PEM files for uWebSockets.js (which
- * reads files) and buffers for node:https (servlet port). The key written to disk is encrypted with a
+ * TLS material for the HTTPS listeners: PEM text for node:tls (the gateway's front door, the servlet port),
+ * and encrypted PEM files. The key written to disk is encrypted with a
  * random passphrase kept in memory, so the generated files are useless without the running process.
  */
 export interface ServerTlsMaterial {

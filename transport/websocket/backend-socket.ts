@@ -54,8 +54,7 @@ let maskPointer = POOL_SIZE;
 
 /**
  * Client frames are masked. ws masks a caller's buffer by copying it into the frame it writes (so the
- * relay can hand it a view of uWebSockets.js' message memory, which is only valid during the message
- * callback) - except with an all-zero mask, where it would keep the caller's buffer. This mask generator
+ * relay may hand it a buffer it does not own) - except with an all-zero mask, where it would keep the caller's buffer. This mask generator
  * never yields zero, so a frame never holds on to the caller's memory.
  */
 function nonZeroMask(mask: Buffer): void {

@@ -6,6 +6,7 @@ export const CloseCode = {
   NORMAL: 1000,
   /** The other side is going away: a client that vanished, a gateway that stops. */
   GOING_AWAY: 1001,
+  PROTOCOL_ERROR: 1002,
   /** Not sent on the wire: the close frame had no code. */
   NO_STATUS: 1005,
   /** Not sent on the wire: the connection dropped without a close frame. */

@@ -1,4 +1,3 @@
-import type { WebSocket as ClientSocket } from 'uWebSockets.js';
 import type WebSocket from 'ws';
 import { CloseCode, closeReason, sendableCode } from './close-codes.js';
 
@@ -29,14 +28,6 @@ export interface RelaySettings {
   readonly maxBufferedBytes: number;
 }
 
-/**
- * The user data of the client socket. uWebSockets.js copies the own properties of the object given to
- * `upgrade` into a new one, so the relay travels as a property.
- */
-export interface RelayRef<M> {
-  readonly relay: WsRelay<M>;
-}
-
 /** Who ended the session, for logs and tests. */
 export type CloseCause = '' | 'client' | 'backend' | 'gateway';
 
@@ -44,38 +35,39 @@ const OPEN = 1;
 const TEXT = { binary: false };
 const BINARY = { binary: true };
 
-// Sends to a client are queued and written in one uWebSockets.js cork per tick: the messages ws parsed
+// Sends to a client are queued and written with its socket corked once per tick: the messages ws parsed
 // from one read of the backend socket leave in one write.
-let corkRelay: WsRelay<unknown> | null = null;
-const corkFlush = (): void => { corkRelay!.flushCorked(); };
 const flushTick = (r: WsRelay<unknown>): void => { r.flushToClient(); };
 const PING = 2;
 const uncorkTick = (r: WsRelay<unknown>): void => { r.uncorkBackend(); };
 
 /** ws keeps its net.Socket in `_socket` (no public accessor); corking it batches our writes. */
-interface WithSocket { readonly _socket?: { cork(): void; uncork(): void } | null }
+interface WithSocket { readonly _socket?: { cork(): void; uncork(): void; on(e: 'drain', f: () => void): void } | null }
 
 /**
- * One WebSocket session through the gateway: the client's socket (uWebSockets.js) and the backend's (ws),
+ * One WebSocket session through the gateway: the client's socket and the backend's (both ws),
  * with messages relayed both ways as whole messages (text stays text, binary stays binary; fragments were
  * joined by the side that received them).
  *
  * Back-pressure: backend -> client, the backend socket is paused while more than `highWaterMark` bytes
- * wait for the client and resumed when uWebSockets.js reports the client drained to half of it. Client ->
- * backend, uWebSockets.js cannot pause a client, so writes queue in the backend socket; past
- * `maxBufferedBytes` the client is closed with 1013 (try again later).
+ * wait for the client and resumed when the client's socket drains to half of it. Client -> backend, writes
+ * queue in the backend socket; past `maxBufferedBytes` the client is closed with 1013 (try again later).
  *
- * Writes are batched: frames for the client are queued and written in one uWS cork at the end of the tick
- * (ws emits every message of one backend read in one tick); the backend socket is corked from the first
- * client message of a loop iteration until its check phase (uWS delivers one read per callback and drains
- * process.nextTick after each), so a burst goes out in one writev instead of a syscall per message.
+ * Writes are batched: frames for the client are queued and written with its socket corked at the end of
+ * the tick (ws emits every message of one backend read in one tick); the backend socket is corked from the
+ * first client message of a loop iteration until its check phase, so a burst goes out in one writev
+ * instead of a syscall per message.
  *
- * Pings are answered by each hop (uWebSockets.js for the client, ws for the backend) and also passed on
- * to the other side; pongs stop at the hop. Close codes pass through both ways; see `onClientClose` and
+ * Pings are answered by each hop (ws on both sides) and also passed on to the other side; pongs stop at
+ * the hop. Close codes pass through both ways; see `onClientClose` and
  * `onBackendClose` for the mapping of abnormal ends.
  */
 export class WsRelay<M> {
-  client: ClientSocket<RelayRef<M>> | null = null;
+  client: WebSocket | null = null;
+  /** The last time the client was heard from (any frame), for the idle timeout. */
+  clientSeenAt = Date.now();
+  /** A ping went to the idle client and no answer came yet. */
+  idlePingSent = false;
   private clientOpen = false;
   /** The gateway is closing the client (its close handler runs within `end`). */
   private closingClient = false;
@@ -119,12 +111,18 @@ export class WsRelay<M> {
     return this.finished;
   }
 
-  // ---- the client side (uWebSockets.js behavior callbacks) ---------------------------------------------
+  // ---- the client side (ws events) ----------------------------------------------------------------------
 
-  /** uWS `open`: the client socket exists now; messages the backend sent meanwhile go out first. */
-  attachClient(ws: ClientSocket<RelayRef<M>>): void {
+  /** The upgrade completed: the client socket exists now; messages the backend sent meanwhile go out first. */
+  attachClient(ws: WebSocket): void {
     this.client = ws;
     this.clientOpen = true;
+    ws.on('message', (data: Buffer, isBinary: boolean) => this.onClientMessage(data, isBinary));
+    ws.on('ping', (data: Buffer) => { this.heard(); this.onClientPing(data); });
+    ws.on('pong', () => this.heard());
+    ws.on('close', (code: number, reason: Buffer) => this.onClientClose(code, reason));
+    ws.on('error', () => { /* 'close' follows */ });
+    (ws as unknown as WithSocket)._socket?.on('drain', () => this.onClientDrain());
     const p = this.pending;
     this.pending = null;
     if (p !== null) for (let i = 0; i < p.length && this.clientOpen; i += 2) this.deliver(p[i] as Buffer, p[i + 1] as boolean);
@@ -132,11 +130,16 @@ export class WsRelay<M> {
     if (this.backendDone && this.clientOpen) this.onBackendClose(this.backendCloseCode || CloseCode.ABNORMAL, Buffer.alloc(0));
   }
 
-  /** uWS `message`: `ab` is valid only during this call. */
-  onClientMessage(ab: ArrayBuffer, isBinary: boolean): void {
+  private heard(): void {
+    this.clientSeenAt = Date.now();
+    this.idlePingSent = false;
+  }
+
+  /** A client message (ws made it whole: a Buffer of its own). */
+  onClientMessage(data: Buffer, isBinary: boolean): void {
+    this.heard();
     const backend = this.backend;
     if (backend.readyState !== OPEN) return;
-    const data = Buffer.from(ab);
     this.inMessages++;
     this.inBytes += data.length;
     if (this.filter !== null && !this.filter.inbound(this, data, isBinary)) return;
@@ -167,26 +170,39 @@ export class WsRelay<M> {
     (this.backend as unknown as WithSocket)._socket?.uncork();
   }
 
-  /** uWS `drain`: the client took some of what waited; the backend goes on below half the mark. */
+  /** The client's socket drained: the backend goes on below half the mark. */
   onClientDrain(): void {
     if (!this.backendPaused || this.client === null) return;
-    if (this.client.getBufferedAmount() <= this.settings.highWaterMark >>> 1) {
+    if (this.client.bufferedAmount <= this.settings.highWaterMark >>> 1) {
       this.backendPaused = false;
       this.backend.resume();
     }
   }
 
-  /** uWS `ping`: uWS has answered it; the backend sees it too. */
-  onClientPing(ab: ArrayBuffer): void {
-    if (this.backend.readyState === OPEN) this.backend.ping(Buffer.from(ab));
+  /** A client ping: ws has answered it; the backend sees it too. */
+  onClientPing(data: Buffer): void {
+    if (this.backend.readyState === OPEN) this.backend.ping(data);
+  }
+
+  /** The idle client gets a ping; `false` when it stayed silent past the timeout since (it is dropped). */
+  pingIdle(now: number, idleMs: number): boolean {
+    if (!this.clientOpen || this.client === null) return true;
+    if (now - this.clientSeenAt < idleMs / 2) return true;
+    if (!this.idlePingSent) { this.idlePingSent = true; this.client.ping(); return true; }
+    if (now - this.clientSeenAt < idleMs) return true;
+    if (this.cause === '') this.cause = 'gateway';
+    this.closeBackend(CloseCode.GOING_AWAY, 'Client timed out');
+    this.closingClient = true;
+    this.client.terminate();
+    return false;
   }
 
   /**
-   * uWS `close` (any end of the client socket, our own `end` included). A client that closed with a code
+   * ws `close` (any end of the client socket, our own `close` included). A client that closed with a code
    * the protocol lets through passes it (and its reason) to the backend; one that vanished (1006) or sent no
    * code (1005) closes the backend with 1001.
    */
-  onClientClose(code: number, reason: ArrayBuffer): void {
+  onClientClose(code: number, reason: Buffer): void {
     this.clientOpen = false;
     this.client = null;
     this.outQueue.length = 0;
@@ -194,7 +210,7 @@ export class WsRelay<M> {
     if (this.clientCloseCode === 0) this.clientCloseCode = code;
     if (!this.closingClient) {
       if (this.cause === '') this.cause = 'client';
-      if (sendableCode(code)) this.closeBackend(code, Buffer.from(reason).toString());
+      if (sendableCode(code)) this.closeBackend(code, reason.toString());
       else this.closeBackend(CloseCode.GOING_AWAY, 'Client went away');
     }
     this.maybeFinished();
@@ -235,22 +251,18 @@ export class WsRelay<M> {
     this.flushScheduled = false;
     if (this.outQueue.length === 0) return;
     if (!this.clientOpen) { this.outQueue.length = 0; return; }
-    corkRelay = this as WsRelay<unknown>;
-    this.client!.cork(corkFlush);
-    corkRelay = null;
-  }
-
-  /** Inside cork: uWS copies each frame into its buffer (or writes it at the end of the cork). */
-  flushCorked(): void {
     const c = this.client!;
+    const sock = (c as unknown as WithSocket)._socket;
+    sock?.cork();
     const q = this.outQueue;
     for (let i = 0; i < q.length; i += 2) {
       const kind = q[i + 1] as number;
       if (kind === PING) c.ping(q[i] as Buffer);
-      else c.send(q[i] as Buffer, kind === 1);
+      else c.send(q[i] as Buffer, kind === 1 ? BINARY : TEXT);
     }
     q.length = 0;
-    if (!this.backendPaused && c.getBufferedAmount() > this.settings.highWaterMark) {
+    sock?.uncork();
+    if (!this.backendPaused && c.bufferedAmount > this.settings.highWaterMark) {
       this.backendPaused = true;
       this.backend.pause();
     }
@@ -277,9 +289,9 @@ export class WsRelay<M> {
       this.flushToClient();
       this.closingClient = true;
       const c = this.client!;
-      if (sendableCode(code)) c.end(code, closeReason(reason.toString()));
-      else if (code === CloseCode.NO_STATUS) c.end();
-      else c.end(CloseCode.INTERNAL_ERROR, 'Backend connection lost');
+      if (sendableCode(code)) c.close(code, closeReason(reason.toString()));
+      else if (code === CloseCode.NO_STATUS) c.close();
+      else c.close(CloseCode.INTERNAL_ERROR, 'Backend connection lost');
     }
     this.maybeFinished();
   };
@@ -294,7 +306,7 @@ export class WsRelay<M> {
       this.flushToClient();
       this.closingClient = true;
       this.clientCloseCode = clientCode;
-      this.client!.end(clientCode, closeReason(clientReason));
+      this.client!.close(clientCode, closeReason(clientReason));
     } else if (this.client === null && !this.clientDone) {
       // Not attached yet (the upgrade has not happened): nothing to tell the client.
       this.clientDone = true;
@@ -320,7 +332,7 @@ export class WsRelay<M> {
     this.backend.terminate();
     if (this.clientOpen) {
       this.closingClient = true;
-      this.client!.close();
+      this.client!.terminate();
     }
   }
 

@@ -28,6 +28,13 @@ export class ResolveApiPhase implements GatewayPhase {
       return PhaseResult.STOP;
     }
     const api = match.api;
+    if (ctx.minDepth >= 0 && ctx.minDepth < api.prefixDepth) {
+      // `/trav/v1/../../trav/v1/admin`: the path left the API's context and came back; the door's
+      // normalisation resolved it, but what the client meant is not this API's to judge (docs/security.md).
+      ctx.closeConnection = true;
+      ctx.fault({ code: 400, status: 400, message: 'Bad Request', description: "The request path climbs above the API's context with '..'", sequence: 'fault' });
+      return PhaseResult.STOP;
+    }
     ctx.api = api;
     ctx.resourcePath = match.resourcePath;
     if (api.def.lifecycleState === 'BLOCKED') {

@@ -1,0 +1,432 @@
+import type net from 'node:net';
+import { createRequire } from 'node:module';
+import { HTTPParser, STOP_AT_HEAD, kOnBody, kOnHeaders, kOnHeadersComplete, kOnMessageBegin, kOnMessageComplete, type LlhttpParser } from '../sender/http-parser.js';
+import { checkHead, type DoorSettings } from './framing.js';
+import { RequestHead } from './request-head.js';
+import { DoorRefusal, Refusal } from './refusals.js';
+import { ClientExchange } from './client-exchange.js';
+
+const METHODS = (createRequire(import.meta.url)('_http_common') as { methods: string[] }).methods;
+
+/** What the gateway does with what passes the door. */
+export interface DoorHandler {
+  /** A request passed the door and is the connection's active exchange: answer it. */
+  onRequest(x: ClientExchange): void;
+  /** A request was refused at the door: answer `r` through `x` (the connection closes after the answer). */
+  onRefused(x: ClientExchange, r: DoorRefusal): void;
+  /** A WebSocket upgrade request, active: run the handshake, then `conn.upgrade()` or answer through `x`. */
+  onUpgrade(x: ClientExchange): void;
+}
+
+/** Timeouts of the client side ([passthru_http] client_*_timeout), ms. */
+export interface DoorTimeouts {
+  /** From the first byte of a head (or the connection's start) to its end. */
+  readonly headerMs: number;
+  /** Between two reads of a request body. */
+  readonly bodyMs: number;
+  /** An idle keep-alive connection between requests. */
+  readonly keepAliveMs: number;
+  /** A client that takes none of the response for this long. */
+  readonly sendMs: number;
+}
+
+export interface DoorConfig extends DoorSettings {
+  readonly timeouts: DoorTimeouts;
+  /** Requests parsed ahead of the one being answered (pipelining) before reading stops. */
+  readonly maxPipelined: number;
+  /** Bytes of request bodies held for exchanges waiting their turn before reading stops. */
+  readonly maxQueuedBytes: number;
+}
+
+/** Where the parser is between reads. */
+const Reading = {
+  /** Between messages: waiting for the first byte of a request. */
+  IDLE: 0,
+  /** Inside a request head. */
+  HEAD: 1,
+  /** Inside a request body. */
+  BODY: 2,
+  /** Nothing more is parsed: after a refusal, an upgrade, or while closing. */
+  STOPPED: 3,
+} as const;
+type Reading = (typeof Reading)[keyof typeof Reading];
+
+/** After a response that left part of a request unread: how long its bytes are read and dropped before the close. */
+const LINGER_MS = 2000;
+
+/** llhttp's error codes the door answers with something other than 400. */
+function refusalOf(err: Error & { code?: string; reason?: string }, cfg: DoorConfig): DoorRefusal {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new DoorRefusal(Refusal.HEADERS_TOO_LARGE, `The request head is larger than ${cfg.maxTargetBytes + cfg.maxHeaderBytes} bytes`);
+    case 'HPE_PAUSED_H2_UPGRADE':
+      return new DoorRefusal(Refusal.VERSION, 'HTTP/2 is not served on this port; use HTTP/1.1');
+    case 'HPE_INVALID_VERSION':
+      if (err.reason === 'Invalid HTTP version') return new DoorRefusal(Refusal.VERSION, 'Only HTTP/1.0 and HTTP/1.1 are served');
+      break;
+  }
+  return new DoorRefusal(Refusal.BAD_REQUEST, `Malformed request: ${err.reason ?? err.message}`);
+}
+
+/**
+ * One client connection of the gateway: Node's llhttp reads requests from it strictly, the front door's
+ * rules judge each head (framing.ts), and the exchanges are answered one at a time, in order. Requests a
+ * client pipelines are parsed ahead (bounded) and wait their turn with their bodies.
+ */
+export class ClientConnection {
+  private readonly parser: LlhttpParser = new HTTPParser();
+  /** [0] is the exchange being answered; the rest were parsed ahead and wait. */
+  private readonly queue: ClientExchange[] = [];
+  /** The exchange whose body the parser is reading; null between messages. */
+  private parsing: ClientExchange | null = null;
+  private reading: Reading = Reading.IDLE;
+  private headerParts: string[] | null = null;
+  private urlPart = '';
+  /** A WebSocket upgrade's head was just parsed: the parse stops there. */
+  private upgradeAt: ClientExchange | null = null;
+  /** Bytes that came after an upgrade request's head (the first WebSocket frames). */
+  upgradeRest: Buffer | null = null;
+  /** The socket was handed over (WebSocket): the door no longer reads or writes it. */
+  upgraded = false;
+  closed = false;
+  /** The gateway is stopping: the current exchange is the last one. */
+  draining = false;
+  private clientEnded = false;
+  private lingering = false;
+  private pausedBy: ClientExchange | null = null;
+  private pausedForQueue = false;
+  queuedBytes = 0;
+  // ---- timeouts (checked by the front door's sweeper) ----
+  private headStartedAt: number;
+  private lastReadAt: number;
+  private idleSince: number;
+  private drainWaitSince = 0;
+  /** Set by the front door: the connection left the set of open connections. */
+  onClosed: ((c: ClientConnection) => void) | null = null;
+
+  constructor(
+    readonly socket: net.Socket,
+    readonly secure: boolean,
+    readonly remoteAddress: string,
+    private readonly cfg: DoorConfig,
+    private readonly handler: DoorHandler,
+  ) {
+    const p = this.parser;
+    // The limit llhttp applies counts the request line too: the target's own limit is checked after.
+    p.initialize(HTTPParser.REQUEST, {}, cfg.maxTargetBytes + cfg.maxHeaderBytes, 0);
+    p[kOnMessageBegin] = this.onMessageBegin;
+    p[kOnHeaders] = this.onHeaders;
+    p[kOnHeadersComplete] = this.onHeadersComplete;
+    p[kOnBody] = this.onBody;
+    p[kOnMessageComplete] = this.onMessageComplete;
+    const now = Date.now();
+    this.headStartedAt = now;
+    this.lastReadAt = now;
+    this.idleSince = 0;
+    socket.on('error', this.onSocketError);
+    socket.on('close', this.onSocketClose);
+    socket.on('end', this.onSocketEnd);
+    socket.on('drain', this.onSocketDrain);
+  }
+
+  /** The socket's `onread` callback (plain connections) or its `data` listener (TLS). */
+  readonly onRead = (n: number, buf: Buffer): boolean => {
+    if (this.upgraded) {
+      // A WebSocket library reads the socket now; it listens for `data`.
+      this.socket.emit('data', Buffer.from(buf.subarray(0, n)));
+      return true;
+    }
+    if (this.closed) return false;
+    this.lastReadAt = Date.now();
+    if (this.reading === Reading.STOPPED) return true; // lingering, or after a refusal: dropped
+    const chunk = n === buf.length ? buf : buf.subarray(0, n);
+    const r = this.parser.execute(chunk);
+    if (r instanceof Error) { this.onParseError(r); return true; }
+    const up = this.upgradeAt;
+    if (up !== null) {
+      this.upgradeAt = null;
+      this.reading = Reading.STOPPED;
+      up.bodyComplete = true;
+      if (r < n) this.upgradeRest = Buffer.from(chunk.subarray(r));
+      if (this.queue[0] === up) this.handler.onUpgrade(up);
+      return true;
+    }
+    if (this.queue.length > this.cfg.maxPipelined || this.queuedBytes > this.cfg.maxQueuedBytes) {
+      this.pausedForQueue = true;
+      this.socket.pause();
+    }
+    return true;
+  };
+
+  readonly onData = (d: Buffer): void => { this.onRead(d.length, d); };
+
+  // ---- llhttp ----------------------------------------------------------------------------------------
+
+  private readonly onMessageBegin = (): number => {
+    this.reading = Reading.HEAD;
+    this.headStartedAt = Date.now();
+    return 0;
+  };
+
+  /** More than 32 fields, or a head split across reads: llhttp hands the fields over in parts. */
+  private readonly onHeaders = (headers: string[], url: string): void => {
+    if (this.reading !== Reading.HEAD) return; // trailers of a chunked body: not forwarded
+    if (this.headerParts === null) this.headerParts = headers.slice();
+    else for (let i = 0; i < headers.length; i++) this.headerParts.push(headers[i]!);
+    this.urlPart += url;
+  };
+
+  private readonly onHeadersComplete = (major: number, minor: number, headers: string[] | undefined, method: number, url: string | undefined,
+    _status: number, _text: string, upgrade: boolean, keepAlive: boolean): number => {
+    let raw = headers;
+    let target = url;
+    if (this.headerParts !== null) {
+      raw = headers === undefined ? this.headerParts : this.headerParts.concat(headers);
+      target = this.urlPart + (url ?? '');
+      this.headerParts = null;
+      this.urlPart = '';
+    }
+    const head = new RequestHead();
+    const refusal = checkHead(this.cfg, head, major, minor, raw ?? [], METHODS[method] ?? '', target ?? '', upgrade);
+    head.keepAlive = keepAlive && !this.draining;
+    const x = new ClientExchange(this, head);
+    this.queue.push(x);
+    if (refusal !== null) {
+      this.reading = Reading.STOPPED;
+      x.pendingError = refusal;
+      if (this.queue[0] === x) this.activate(x);
+      return STOP_AT_HEAD;
+    }
+    if (head.websocket) {
+      this.upgradeAt = x;
+      return STOP_AT_HEAD;
+    }
+    if (upgrade) head.keepAlive = false; // an Upgrade the gateway ignores: llhttp reads no further request
+    this.reading = Reading.BODY;
+    this.parsing = x;
+    if (!head.hasBody) x.bodyComplete = true;
+    if (this.queue[0] === x) this.activate(x);
+    return 0;
+  };
+
+  private readonly onBody = (chunk: Buffer): void => {
+    this.parsing?.deliverBody(chunk, false);
+  };
+
+  private readonly onMessageComplete = (): void => {
+    const x = this.parsing;
+    this.parsing = null;
+    this.reading = Reading.IDLE;
+    this.headStartedAt = 0;
+    if (x !== null && x.head.hasBody) x.deliverBody(null, true);
+    else if (x !== null) x.bodyComplete = true;
+  };
+
+  private onParseError(err: Error): void {
+    const refusal = refusalOf(err, this.cfg);
+    this.reading = Reading.STOPPED;
+    const x = this.parsing;
+    this.parsing = null;
+    if (x !== null) {
+      // The body of an accepted head broke the framing: that exchange answers it, or it waits its turn.
+      if (x.handler !== null) x.handler.onRequestError(refusal);
+      else x.pendingError = refusal;
+      return;
+    }
+    const head = new RequestHead();
+    head.keepAlive = false;
+    const y = new ClientExchange(this, head);
+    y.bodyComplete = true;
+    y.pendingError = refusal;
+    this.queue.push(y);
+    if (this.queue[0] === y) this.activate(y);
+  }
+
+  // ---- exchanges -------------------------------------------------------------------------------------
+
+  private activate(x: ClientExchange): void {
+    if (x.pendingError !== null && x.handler === null) {
+      const e = x.pendingError;
+      // Answered at the door: the head was refused, or its body broke before its turn came.
+      this.handler.onRefused(x, e);
+      return;
+    }
+    if (x.head.websocket) {
+      if (this.upgradeAt === null) this.handler.onUpgrade(x);
+      return;
+    }
+    this.handler.onRequest(x);
+  }
+
+  /** The active exchange's response ended: the next one's turn, or the close. */
+  exchangeEnded(x: ClientExchange): void {
+    const q = this.queue;
+    if (q[0] !== x) throw new Error('front door: an exchange ended out of turn');
+    q.shift();
+    if (this.pausedBy === x) this.pausedBy = null;
+    if (this.closed) return;
+    if (x.closeAfter || this.draining || (this.clientEnded && q.length === 0 && this.reading !== Reading.HEAD)) {
+      this.closeAfterResponse(!x.bodyComplete);
+      return;
+    }
+    if (this.pausedForQueue && q.length <= this.cfg.maxPipelined) { this.pausedForQueue = false; this.resumeIfFree(); }
+    if (q.length > 0) { this.activate(q[0]!); return; }
+    this.idleSince = Date.now();
+    if (this.clientEnded && this.reading === Reading.HEAD) this.refuseTruncatedHead();
+  }
+
+  /** Stop reading for the exchange whose body is being read (the backend pushes back). */
+  pauseReading(x: ClientExchange): void {
+    if (this.parsing !== x || this.closed) return;
+    this.pausedBy = x;
+    this.socket.pause();
+  }
+
+  resumeReading(x: ClientExchange): void {
+    if (this.pausedBy !== x) return;
+    this.pausedBy = null;
+    this.resumeIfFree();
+  }
+
+  private resumeIfFree(): void {
+    if (this.pausedBy === null && !this.pausedForQueue && !this.closed) this.socket.resume();
+  }
+
+  /**
+   * The response is out and the connection ends. When the client may still be sending the request's body,
+   * its bytes are read and dropped for a while first: closing with unread bytes makes the kernel reset the
+   * connection, and the client could lose the response it is reading.
+   */
+  private closeAfterResponse(unread: boolean): void {
+    this.reading = Reading.STOPPED;
+    this.socket.end();
+    if (unread && !this.clientEnded) {
+      this.lingering = true;
+      this.resumeIfFree();
+      this.socket.resume();
+      setTimeout(() => this.destroy(), LINGER_MS).unref();
+    }
+  }
+
+  /** The client closed its side in the middle of a head: it gets an answer, never a silent close. */
+  private refuseTruncatedHead(): void {
+    this.reading = Reading.STOPPED;
+    const head = new RequestHead();
+    head.keepAlive = false;
+    const y = new ClientExchange(this, head);
+    y.bodyComplete = true;
+    y.pendingError = new DoorRefusal(Refusal.BAD_REQUEST, 'The connection ended inside a request head');
+    this.queue.push(y);
+    if (this.queue[0] === y) this.activate(y);
+  }
+
+  /** The gateway is stopping: idle connections close now, busy ones after their current response. */
+  drain(): void {
+    this.draining = true;
+    if (this.queue.length === 0 && this.reading !== Reading.HEAD) this.destroy();
+  }
+
+  /** Hands the socket over (a WebSocket session): the door stops reading and timing it. */
+  upgrade(): net.Socket {
+    this.upgraded = true;
+    // TLS sockets were read through `data`: the WebSocket library listens there itself now.
+    if (this.secure) this.socket.removeListener('data', this.onData);
+    this.queue.length = 0;
+    this.onClosed?.(this);
+    return this.socket;
+  }
+
+  destroy(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.reading = Reading.STOPPED;
+    this.socket.destroy();
+    this.afterClose();
+  }
+
+  private afterClose(): void {
+    const active = this.queue[0];
+    this.queue.length = 0;
+    this.parsing = null;
+    this.parser.free();
+    if (!this.upgraded) this.onClosed?.(this);
+    if (active !== undefined && !active.ended) active.handler?.onClientGone();
+  }
+
+  private readonly onSocketError = (): void => { this.destroy(); };
+
+  private readonly onSocketClose = (): void => {
+    if (this.upgraded) return;
+    if (this.closed) return;
+    this.closed = true;
+    this.afterClose();
+  };
+
+  /**
+   * The client sent FIN. Inside a head: it gets its 400, never a silent close. Inside a request body: the body
+   * can never complete, 102511 (Incomplete payload). Waiting for an answer: the client is gone (as nginx
+   * reads a FIN then, its 499), the call is canceled and the backend exchange released.
+   */
+  private readonly onSocketEnd = (): void => {
+    if (this.upgraded) return;
+    this.clientEnded = true;
+    if (this.lingering) { this.destroy(); return; }
+    if (this.queue.length === 0) {
+      if (this.reading === Reading.HEAD) this.refuseTruncatedHead();
+      else this.destroy();
+      return;
+    }
+    const x = this.parsing;
+    if (x !== null && !x.bodyComplete) {
+      this.parsing = null;
+      this.reading = Reading.STOPPED;
+      const e = new DoorRefusal(Refusal.INCOMPLETE_PAYLOAD, 'The client closed its side of the connection before the request body was complete');
+      if (x.handler !== null) x.handler.onRequestError(e); else x.pendingError = e;
+      return;
+    }
+    this.destroy();
+  };
+
+  private readonly onSocketDrain = (): void => {
+    this.drainWaitSince = 0;
+    const x = this.queue[0];
+    if (x !== undefined && !x.ended) x.handler?.onWritable();
+  };
+
+  /** A write returned false: the send timeout runs until the socket drains. */
+  noteBackPressure(): void {
+    if (this.drainWaitSince === 0) this.drainWaitSince = Date.now();
+  }
+
+  /** Called about once a second by the front door. */
+  checkTimeouts(now: number): void {
+    if (this.closed || this.upgraded) return;
+    const t = this.cfg.timeouts;
+    if (this.drainWaitSince !== 0 && now - this.drainWaitSince > t.sendMs) { this.destroy(); return; }
+    if (this.lingering) return;
+    const active = this.queue[0];
+    if (this.reading === Reading.HEAD || (this.reading === Reading.IDLE && this.idleSince === 0 && active === undefined)) {
+      if (active === undefined && now - this.headStartedAt > t.headerMs) {
+        // A head that never completes (slowloris) gets its answer, then the close.
+        this.reading = Reading.STOPPED;
+        const head = new RequestHead();
+        head.keepAlive = false;
+        const y = new ClientExchange(this, head);
+        y.bodyComplete = true;
+        y.pendingError = new DoorRefusal(Refusal.HEAD_TIMEOUT, 'The request head did not arrive in time');
+        this.queue.push(y);
+        this.activate(y);
+      }
+      return;
+    }
+    if (this.reading === Reading.BODY && this.pausedBy === null && !this.pausedForQueue && now - this.lastReadAt > t.bodyMs) {
+      const x = this.parsing!;
+      this.parsing = null;
+      this.reading = Reading.STOPPED;
+      const e = new DoorRefusal(Refusal.HEAD_TIMEOUT, 'The request body did not arrive in time');
+      if (x.handler !== null) x.handler.onRequestError(e); else x.pendingError = e;
+      return;
+    }
+    if (active === undefined && this.idleSince !== 0 && now - this.idleSince > t.keepAliveMs) this.destroy();
+  }
+}

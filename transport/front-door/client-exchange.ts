@@ -1,0 +1,187 @@
+import type { RequestHead } from './request-head.js';
+import type { DoorRefusal } from './refusals.js';
+import type { ClientConnection } from './client-connection.js';
+
+/** What the one who answers an exchange (the gateway's MessageContext) hears from it. */
+export interface ExchangeHandler {
+  /** A piece of the request body (a fresh Buffer, the handler may keep it); `last` on the final one. */
+  onRequestBody(chunk: Buffer | null, last: boolean): void;
+  /** The request's body broke the framing rules after its head was accepted: answer `r` if nothing is out yet. */
+  onRequestError(r: DoorRefusal): void;
+  /** The connection closed before the response ended (the client left, or a timeout). */
+  onClientGone(): void;
+  /** The client took what was waiting after `write` returned false. */
+  onWritable(): void;
+}
+
+/** Body framing towards the client, given to `writeHead`. */
+export const BodyFraming = {
+  /** No body and no framing header (HEAD, 204, 304; a HEAD passes its own Content-Length in the head). */
+  NONE: -1,
+  /** Length unknown: chunked for HTTP/1.1 clients, ended by closing the connection for HTTP/1.0 ones. */
+  STREAM: -2,
+} as const;
+
+const LAST_CHUNK = '0\r\n\r\n';
+
+// The Date header, formatted once a second (RFC 9110 §6.6.1: an origin with a clock sends it).
+let dateSecond = 0;
+let dateLine = '';
+function currentDateLine(): string {
+  const now = Date.now();
+  const s = (now / 1000) | 0;
+  if (s !== dateSecond) {
+    dateSecond = s;
+    dateLine = `date: ${new Date(now).toUTCString()}\r\n`;
+  }
+  return dateLine;
+}
+
+/**
+ * One request and its response on a client connection (HTTP/1.1 exchanges on a connection are answered in
+ * order: the connection makes one exchange active at a time). The request half is its head and body events;
+ * the response half writes the status line, the head and the body with the framing this client needs.
+ * Writes are buffered by the socket: `write` returning false is back-pressure, never a lost byte.
+ */
+export class ClientExchange {
+  handler: ExchangeHandler | null = null;
+  /** Body pieces that arrived before a handler was set (the exchange waited behind another). */
+  private early: Buffer[] | null = null;
+  private earlyEnd = false;
+  /** The request body has been read to its end (or there was none). */
+  bodyComplete = false;
+  /** A refusal found in this request's body while it waited behind another exchange. */
+  pendingError: DoorRefusal | null = null;
+  // ---- the response ----
+  /** The status line and head, kept until the first body write so that both leave in one write. */
+  private headText: string | null = null;
+  headWritten = false;
+  private chunked = false;
+  /** The connection closes after this response. */
+  closeAfter = false;
+  ended = false;
+  bytesOut = 0;
+
+  constructor(readonly conn: ClientConnection, readonly head: RequestHead) {}
+
+  get clientIp(): string { return this.conn.remoteAddress; }
+  get secure(): boolean { return this.conn.secure; }
+  get gone(): boolean { return this.conn.closed; }
+
+  /** Sets the handler; body pieces that arrived before it are delivered now. */
+  attach(h: ExchangeHandler): void {
+    this.handler = h;
+    const early = this.early;
+    this.early = null;
+    if (early !== null) for (const b of early) this.conn.queuedBytes -= b.length;
+    if (early !== null) for (let i = 0; i < early.length; i++) h.onRequestBody(early[i]!, this.earlyEnd && i === early.length - 1);
+    else if (this.earlyEnd) h.onRequestBody(null, true);
+    if (this.pendingError !== null) { const e = this.pendingError; this.pendingError = null; h.onRequestError(e); }
+  }
+
+  /** The connection's parser: a piece of this request's body. */
+  deliverBody(chunk: Buffer | null, last: boolean): void {
+    if (last) this.bodyComplete = true;
+    const h = this.handler;
+    if (h !== null) { h.onRequestBody(chunk, last); return; }
+    if (chunk !== null) { (this.early ??= []).push(chunk); this.conn.queuedBytes += chunk.length; }
+    if (last) this.earlyEnd = true;
+  }
+
+  /**
+   * The body is wanted now: a client that sent `Expect: 100-continue` is told to send it (RFC 9110
+   * §10.1.1). Sent only when the body will be read, so a call refused before that is answered without it.
+   */
+  continueBody(): void {
+    if (this.continued || !this.head.expectContinue || this.bodyComplete || this.headWritten || this.head.minor !== 1 || this.conn.closed) return;
+    this.continued = true;
+    this.conn.socket.write('HTTP/1.1 100 Continue\r\n\r\n', 'latin1');
+  }
+
+  private continued = false;
+
+  /** Stop / resume reading the request body (back-pressure from the backend). */
+  pauseBody(): void { this.conn.pauseReading(this); }
+  resumeBody(): void { this.conn.resumeReading(this); }
+
+  /**
+   * The status line and head. `headerLines` is `name: value\r\n` lines (the caller's rules were applied);
+   * `framing` is a Content-Length (>= 0) or a BodyFraming. Date, the framing header and Connection are
+   * added here. Nothing is written until the first body piece or the end.
+   */
+  writeHead(status: number, statusText: string, headerLines: string, framing: number, forceClose = false): void {
+    const c = this.conn;
+    if (forceClose || !this.head.keepAlive || c.draining || (!this.bodyComplete && this.head.hasBody) || this.pendingError !== null) this.closeAfter = true;
+    let framingLine = '';
+    if (framing >= 0) framingLine = `content-length: ${framing}\r\n`;
+    else if (framing === BodyFraming.STREAM) {
+      if (this.head.minor === 1) { this.chunked = true; framingLine = 'transfer-encoding: chunked\r\n'; }
+      else this.closeAfter = true; // HTTP/1.0: the close ends the body
+    }
+    let connection = '';
+    if (this.closeAfter) connection = 'connection: close\r\n';
+    else if (this.head.minor === 0) connection = 'connection: keep-alive\r\n';
+    this.headText = `HTTP/1.1 ${status} ${statusText}\r\n${headerLines}${currentDateLine()}${framingLine}${connection}\r\n`;
+  }
+
+  /**
+   * A piece of the response body; false when the client's socket is full (wait for onWritable). The piece
+   * may be a view of a buffer that is reused after this call (the sender's read buffer): the socket keeps a
+   * reference to what it cannot send at once, so what goes to it is always a copy of our own, made once with
+   * the head and the chunk framing around it (one write, one system call).
+   */
+  write(chunk: Buffer): boolean {
+    if (this.ended || this.conn.closed) return true;
+    if (chunk.length === 0) return true;
+    this.bytesOut += chunk.length;
+    const head = this.headText;
+    this.headText = null;
+    const headLength = head === null ? 0 : head.length;
+    let out: Buffer;
+    if (this.chunked) {
+      const size = chunk.length.toString(16);
+      out = Buffer.allocUnsafe(headLength + size.length + 2 + chunk.length + 2);
+      let at = head === null ? 0 : out.write(head, 0, 'latin1');
+      at += out.write(size, at, 'latin1');
+      out[at++] = 13; out[at++] = 10;
+      at += chunk.copy(out, at);
+      out[at++] = 13; out[at] = 10;
+    } else {
+      out = Buffer.allocUnsafe(headLength + chunk.length);
+      const at = head === null ? 0 : out.write(head, 0, 'latin1');
+      chunk.copy(out, at);
+    }
+    if (head !== null) this.headWritten = true;
+    const ok = this.conn.socket.write(out);
+    if (!ok) this.conn.noteBackPressure();
+    return ok;
+  }
+
+  /** Ends the response (with a last piece when given). The connection goes on with the next exchange or closes. */
+  end(chunk?: Buffer | null): void {
+    if (this.ended) return;
+    const c = this.conn;
+    if (c.closed) { this.ended = true; c.exchangeEnded(this); return; }
+    const s = c.socket;
+    if (chunk != null && chunk.length > 0) this.write(chunk);
+    if (this.headText !== null) { s.write(this.headText, 'latin1'); this.headText = null; this.headWritten = true; }
+    if (this.chunked) s.write(LAST_CHUNK, 'latin1');
+    this.ended = true;
+    c.exchangeEnded(this);
+  }
+
+  /** Runs `fn` with the client socket corked: what it writes leaves in one write. */
+  batch(fn: () => void): void {
+    const s = this.conn.socket;
+    s.cork();
+    try { fn(); } finally { s.uncork(); }
+  }
+
+  /** Cuts the connection (the response cannot be completed honestly). */
+  abort(): void {
+    this.conn.destroy();
+  }
+
+  /** The client can take more (its socket is below the high-water mark). */
+  get writable(): boolean { return !this.conn.socket.writableNeedDrain; }
+}
