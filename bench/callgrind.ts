@@ -1,0 +1,104 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { spawn, execFileSync } from 'node:child_process';
+import { parse, stringify } from 'smol-toml';
+import { PROJECT, tmpDir, waitPort } from './lib/products.js';
+
+/**
+ * `node dist/bench/callgrind.js [ROOT...]`: instructions per proxied call, counted by callgrind, for one
+ * or more checkouts of Sluice (default: this one), each started from its own CLI with one io thread on a
+ * copy of its default home, in front of a small backend in this process. Instruction counts do not move
+ * with the machine's load, so changes too small for requests/s show (docs/performance.md).
+ *
+ *   CG_WARMUP  keep-alive calls before counting (default 20000: the JIT settles)
+ *   CG_CALLS   calls counted (default 5000)
+ *   CG_ACCESS_LOG  "on" keeps the access log on (default off: the io thread's own cost)
+ *
+ * Counting covers the whole process (io thread, main thread, workers) from the moment instrumentation is
+ * switched on after the warm-up.
+ */
+const WARMUP = Number(process.env['CG_WARMUP'] ?? 20000);
+const CALLS = Number(process.env['CG_CALLS'] ?? 5000);
+const ACCESS_LOG = process.env['CG_ACCESS_LOG'] === 'on';
+const CONNECTIONS = 10;
+
+async function backend(): Promise<{ port: number; close(): void }> {
+  const body = Buffer.from('{"hello":"world","n":42}');
+  const server = http.createServer((_req, res) => { res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }); res.end(body); });
+  server.keepAliveTimeout = 120000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { port: (server.address() as { port: number }).port, close: () => server.close() };
+}
+
+/** `n` GETs over `CONNECTIONS` keep-alive connections, one at a time on each. */
+async function load(port: number, n: number): Promise<void> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  let next = 0;
+  const one = (): Promise<void> => new Promise((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path: '/cg/1.0.0/small', agent }, (res) => {
+      res.resume();
+      res.on('end', () => { if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`)); else resolve(); });
+    }).on('error', reject);
+  });
+  const worker = async (): Promise<void> => { while (next++ < n) await one(); };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  agent.destroy();
+}
+
+async function measure(root: string, offset: number, backendPort: number): Promise<number> {
+  const home = tmpDir('sluice-cg-home-');
+  fs.cpSync(path.join(root, 'home'), home, { recursive: true, filter: (p) => !/repository\/(database|logs)(\/|$)|resources\/security\/(generated|sluice-tls|oauth-signing)/.test(p) });
+  const confPath = path.join(home, 'repository/conf/deployment.toml');
+  const conf = parse(fs.readFileSync(confPath, 'utf8')) as Record<string, Record<string, unknown>>;
+  conf['server'] = { ...conf['server'], offset };
+  conf['passthru_http'] = { ...conf['passthru_http'], io_threads_per_reactor: 1 };
+  conf['sluice'] = { ...conf['sluice'], log: { console: false, level: 'warn' } };
+  conf['http_access_log'] = { ...conf['http_access_log'], enabled: ACCESS_LOG };
+  fs.writeFileSync(confPath, stringify(conf));
+  const apis = path.join(home, 'repository/deployment/server/apis');
+  fs.mkdirSync(apis, { recursive: true });
+  fs.writeFileSync(path.join(apis, 'cg.toml'), `name = "Cg"\ncontext = "/cg"\nversion = "1.0.0"\ntype = "HTTP"\nlifecycle_state = "PUBLISHED"\nthrottling_policy = "Unlimited"\n[endpoints]\nproduction = "http://127.0.0.1:${backendPort}"\n[[resources]]\nverb = "GET"\nuri_template = "/*"\nauth_type = "None"\nthrottling_policy = "Unlimited"\n`);
+  // The node flags of the CLI's shebang apply as when an operator starts it.
+  const shebang = fs.readFileSync(path.join(root, 'bin/sluice.js'), 'utf8').split('\n')[0]!;
+  const flags = shebang.split(/\s+/).filter((f) => f.startsWith('--'));
+  const out = path.join(home, 'callgrind.out');
+  const proc = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, ...flags,
+    path.join(root, 'bin/sluice.js'), 'start', '--home', home], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  proc.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+  try {
+    const port = 8280 + offset;
+    await waitPort(port, 600_000);
+    await load(port, WARMUP);
+    execFileSync('callgrind_control', ['-i', 'on', String(proc.pid)]);
+    await load(port, CALLS);
+    execFileSync('callgrind_control', ['-d', String(proc.pid)]);
+    await new Promise((r) => setTimeout(r, 2000));
+    const dumps = fs.readdirSync(home).filter((f) => f.startsWith('callgrind.out')).map((f) => path.join(home, f));
+    let total = 0;
+    for (const f of dumps) {
+      const m = /^(?:summary|totals): (\d+)/m.exec(fs.readFileSync(f, 'utf8'));
+      if (m) total = Math.max(total, Number(m[1]));
+    }
+    if (total === 0) throw new Error(`no callgrind totals in ${dumps.join(', ')}: ${stderr.slice(-400)}`);
+    return total / CALLS;
+  } finally {
+    proc.kill('SIGTERM');
+    await new Promise((r) => proc.once('exit', r));
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+}
+
+const roots = process.argv.slice(2).length > 0 ? process.argv.slice(2) : [PROJECT];
+const be = await backend();
+try {
+  let offset = 700;
+  for (const root of roots) {
+    const perCall = await measure(path.resolve(root), offset, be.port);
+    offset += 10;
+    process.stdout.write(`${path.resolve(root)}: ${Math.round(perCall)} instructions per call (${CALLS} calls after ${WARMUP} of warm-up, access log ${ACCESS_LOG ? 'on' : 'off'})\n`);
+  }
+} finally {
+  be.close();
+}
