@@ -14,6 +14,8 @@ export class HomeLayout {
   get databaseDir(): string { return path.join(this.root, 'repository/database'); }
   get securityDir(): string { return path.join(this.root, 'repository/resources/security'); }
   get logsDir(): string { return path.join(this.root, 'repository/logs'); }
+  /** The running node's process id, for `sluice stop` and `sluice reload` (written by `sluice start`). */
+  get pidFile(): string { return path.join(this.root, 'repository/sluice.pid'); }
   resolve(rel: string): string { return path.isAbsolute(rel) ? rel : path.join(this.root, rel); }
 }
 
