@@ -51,6 +51,8 @@ export function healthCheckView(config: Config): HealthCheckView {
 export interface AccessLogView {
   readonly enabled: boolean;
   readonly useLogger: boolean;
+  /** `combined` (Apache combined plus four fields) or `json` (one object per call). */
+  readonly format: 'combined' | 'json';
   readonly file: string;
 }
 
@@ -58,6 +60,7 @@ export function accessLogView(config: Config): AccessLogView {
   return {
     enabled: config.get('http_access_log.enabled'),
     useLogger: config.get('http_access_log.useLogger'),
+    format: config.get('http_access_log.format') === 'json' ? 'json' : 'combined',
     file: path.join(config.home.logsDir, 'http_access.log'),
   };
 }

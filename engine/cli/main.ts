@@ -24,9 +24,8 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.OK;
   }
   if (command === '--version' || command === '-v') {
-    const { readFileSync } = await import('node:fs');
-    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
-    process.stdout.write(`sluice ${pkg.version}\n`);
+    const { SLUICE_VERSION } = await import('../../conf/version.js');
+    process.stdout.write(`sluice ${SLUICE_VERSION}\n`);
     return EXIT.OK;
   }
   // `sluice <command> --help` anywhere on the line wins over every other option (as git and kong do).
