@@ -24,6 +24,15 @@ let loaded: { uws: Uws; native: boolean } | undefined;
  * binary fails; this loads the binary directly, so a failure is seen, and loads the fallback only when
  * the operator allowed it.
  */
+/** The installed uWebSockets.js package's version (`sluice_build_info`), 'unknown' when it cannot be read. */
+export function uwsVersion(): string {
+  try {
+    return (require('uWebSockets.js/package.json') as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 export function loadUws(allowFallback: boolean): { uws: Uws; native: boolean } {
   if (loaded) return loaded;
   const pkgDir = path.dirname(require.resolve('uWebSockets.js/package.json'));

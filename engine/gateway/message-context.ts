@@ -188,6 +188,8 @@ export class MessageContext implements SenderHandler {
   private stashOffset = 0;
   private backendDone = false;
   respBytes = 0;
+  /** Request body bytes received from the client (metrics). */
+  reqBytes = 0;
   /** Inside a uWS cork: writes go straight to the batch. */
   inCork = false;
   /** Inside the batch's cork: at most this many bytes are in uWS's cork buffer (uws-cork.ts). */
@@ -259,6 +261,7 @@ export class MessageContext implements SenderHandler {
   /** uWS onData: copies the chunk (uWS reuses its memory) and passes it on or keeps it. */
   onClientData(ab: ArrayBuffer, isLast: boolean): void {
     if (this.finished) return;
+    this.reqBytes += ab.byteLength;
     const chunk = ab.byteLength ? Buffer.copyBytesFrom(new Uint8Array(ab)) : null;
     if (isLast) this.bodyComplete = true;
     const ex = this.exchange;
