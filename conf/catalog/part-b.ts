@@ -491,8 +491,6 @@ export const PART_B = [
   // [http_access_log]
   key('http_access_log', 'enabled', 'boolean', { default: true, notes: 'sample value; catalog gives no type or default.' }),
   key('http_access_log', 'useLogger', 'boolean', { default: false, notes: 'Writes access records to the main log.' }),
-  key('http_access_log', 'format', 'string', { default: 'combined', allowed: ['combined', 'json'], sluice: true,
-    notes: 'combined: Apache combined plus time, API, application and error code; json: one JSON object per call with the same fields' }),
 
   // [[registry_handler]]
   itemKey('registry_handler', 'class', 'string', { required: true }),

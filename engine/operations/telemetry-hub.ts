@@ -56,6 +56,7 @@ export class TelemetryHub {
       this.tracingViewNow = tracing;
       this.serviceName = tracing.serviceName;
       if (tracing.remote.enabled) this.log.info({ collector: `${tracing.remote.host}:${tracing.remote.port}`, name: tracing.remote.name }, 'tracing: spans go to a Zipkin v2 collector');
+      if (tracing.otlp.enabled) this.log.info({ collector: tracing.otlp.endpoint, headers: Object.keys(tracing.otlp.headers) }, 'tracing: spans go to an OTLP/HTTP collector');
       if (tracing.log.enabled) this.log.info({ file: tracing.log.file }, 'tracing: spans are logged');
     }
     this.metricsEnabled = metricsView(config).enabled;
