@@ -12,13 +12,17 @@ export interface FileCheck {
   readonly files: number;
 }
 
-/** The *.toml files of a declarative folder, as hot deployment lists them (sorted, no dot files). */
+/** The *.toml files of a declarative folder, as hot deployment lists them (sorted, no dot files, no folders). */
 export function declarativeFiles(dir: string, extension = '.toml'): string[] {
+  let names: string[];
   try {
-    return fs.readdirSync(dir).filter((n) => n.endsWith(extension) && !n.startsWith('.')).sort().map((n) => path.join(dir, n));
+    names = fs.readdirSync(dir).filter((n) => n.endsWith(extension) && !n.startsWith('.')).sort();
   } catch {
     return [];
   }
+  return names.map((n) => path.join(dir, n)).filter((f) => {
+    try { return fs.statSync(f).isFile(); } catch { return false; }
+  });
 }
 
 /**
