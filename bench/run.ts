@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Agent, request } from 'undici';
 import { runLoad, type LoadResult } from './lib/load.js';
 import { svgChart, type ChartRow } from './lib/chart.js';
+import { Progress } from './lib/progress.js';
 import {
   PROJECT, benchApiToml, cleanupAll, nginxAvailable, rssOf, startFastifyProxy, startFloorProxy, startNginxBackend, startNginxProxy, startSluice, stopTracked, type SluiceHandle,
 } from './lib/products.js';
@@ -106,12 +107,20 @@ async function token(s: SluiceHandle): Promise<string> {
 const measurements: Measurement[] = [];
 const BODY_10K = Buffer.alloc(10 * 1024, 120);
 
+/** The products compared at a thread count (fastify runs one thread only). */
+const productsAt = (threads: number): Product[] => (threads === 1 ? ['direct', 'nginx', 'fastify', 'sluice'] : ['direct', 'nginx', 'sluice']);
+/** Every measured load main() runs, counted before it starts: GETs (products and the floor) per connection count, POST and download per product, three Sluice-only scenarios. */
+const TOTAL_LOADS = THREADS.reduce((n, t) => n + (productsAt(t).length + 1) * CONNECTIONS.length + productsAt(t).length * 2 + 3, 0);
+const progress = new Progress(TOTAL_LOADS, DURATION + 2);
+
 async function measure(scenario: string, product: Product, threads: number, connections: number, url: string,
   o: { method?: 'GET' | 'POST'; body?: Buffer; headers?: Record<string, string>; pid?: number } = {}): Promise<void> {
+  progress.next(`${scenario}, ${product}, ${threads} thread(s), ${connections} connections`);
   await runLoad({ url, connections, durationSec: 2, ...o });
   let peak = 0;
   const result = await runLoad({ url, connections, durationSec: DURATION, ...o, ...(o.pid ? { sample: () => { peak = Math.max(peak, rssOf(o.pid!)); } } : {}) });
   measurements.push({ scenario, product, threads, connections, result, ...(o.pid ? { peakRss: peak } : {}) });
+  progress.finished();
   const l = result.latencyMs;
   process.stdout.write(`  ${scenario.padEnd(28)} ${product.padEnd(8)} t=${threads} c=${String(connections).padEnd(5)} ${result.requestsPerSec.toFixed(0).padStart(7)} req/s  p50 ${l.p50.toFixed(2)} p99 ${l.p99.toFixed(2)} p99.9 ${l.p999.toFixed(2)} ms${result.non2xx || result.errors ? `  (non-2xx ${result.non2xx}, errors ${result.errors})` : ''}\n`);
 }
@@ -126,7 +135,7 @@ function ratio(a: Measurement | undefined, b: Measurement | undefined): number |
 
 async function main(): Promise<void> {
   if (!nginxAvailable()) throw new Error('nginx is needed (apt-get install nginx)');
-  process.stdout.write(`Sluice benchmark: ${DURATION} s per run, threads ${THREADS.join(',')}, connections ${CONNECTIONS.join(',')}\n`);
+  process.stdout.write(`Sluice benchmark: ${TOTAL_LOADS} loads of ${DURATION} s (after 2 s of warm-up each), threads ${THREADS.join(',')}, connections ${CONNECTIONS.join(',')}\n`);
   await startNginxBackend(BACKEND);
   const fastify = await startFastifyProxy(FASTIFY, BACKEND);
   for (const threads of THREADS) {
@@ -141,7 +150,7 @@ async function main(): Promise<void> {
       direct: `http://127.0.0.1:${BACKEND}`, nginx: `http://127.0.0.1:${NGINX + threads * 10}`, fastify: `http://127.0.0.1:${FASTIFY}`,
       floor: `http://127.0.0.1:${FLOOR + threads * 10}`, sluice: `${base}/open/1.0.0`,
     };
-    const products: Product[] = threads === 1 ? ['direct', 'nginx', 'fastify', 'sluice'] : ['direct', 'nginx', 'sluice'];
+    const products = productsAt(threads);
     for (const c of CONNECTIONS) {
       for (const p of [...products, 'floor' as const]) await measure('pass-through GET small', p, threads, c, `${urls[p]}/x`, p === 'sluice' ? { pid } : {});
     }

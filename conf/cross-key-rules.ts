@@ -45,6 +45,23 @@ export function checkCrossKeyRules(values: Map<string, unknown>, _items: Map<str
     }
   }
 
+  // OTLP tracing: an http(s) URL, and headers written "Name: value" without line breaks (they go on the wire).
+  const otlpUrl = get('sluice.tracing.otlp.endpoint');
+  if (get('sluice.tracing.otlp.enable') === true && typeof otlpUrl === 'string') {
+    let ok = false;
+    try { ok = /^https?:$/.test(new URL(otlpUrl).protocol); } catch { /* reported below */ }
+    if (!ok) report('sluice.tracing.otlp.endpoint', `"${otlpUrl}" is not an http or https URL (for example http://localhost:4318/v1/traces)`);
+  }
+  const otlpHeaders = get('sluice.tracing.otlp.headers');
+  if (Array.isArray(otlpHeaders)) {
+    for (const h of otlpHeaders) {
+      if (typeof h !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+:[^\r\n\0]*$/.test(h)) {
+        report('sluice.tracing.otlp.headers', 'each header is "Name: value", a token name and no line break');
+        break;
+      }
+    }
+  }
+
   // Worker pool: a maximum below the core size cannot be honoured.
   const core = get('passthru_http.worker_pool_size_core');
   const max = get('passthru_http.worker_pool_size_max');

@@ -98,6 +98,9 @@ export const SLUICE_KEYS = [
     notes: 'with [apim.redis_config] enabled, events arrive by Redis pub/sub and are also polled this often as a safety net' }),
   key('sluice.event_hub', 'retention', 'duration', { default: 3600000, sluice: true,
     notes: 'how long the control plane keeps events; a gateway further behind does a full resynchronisation' }),
+  // [http_access_log]
+  key('http_access_log', 'format', 'string', { default: 'combined', allowed: ['combined', 'json'], sluice: true,
+    notes: 'combined: Apache combined plus time, API, application and error code; json: one JSON object per call with the same fields' }),
   // [sluice.metrics]
   key('sluice.metrics', 'enable', 'boolean', { default: true, sluice: true,
     notes: 'Prometheus text at GET /metrics on the servlet ports; io threads aggregate per-call metrics only when true' }),
@@ -105,7 +108,16 @@ export const SLUICE_KEYS = [
   key('sluice.tracing', 'service_name', 'string', { default: 'sluice-gateway', sluice: true,
     notes: 'localEndpoint.serviceName of the spans sent to Zipkin or logged' }),
   key('sluice.tracing', 'batch_interval', 'duration', { default: 1000, sluice: true,
-    notes: 'spans are sent to the Zipkin collector at most this often (and when 500 are waiting)' }),
+    notes: 'spans are sent to the Zipkin or OTLP collector at most this often (and when 500 are waiting)' }),
+  // [sluice.tracing.otlp]: spans to an OpenTelemetry collector, beside (or instead of) Zipkin
+  key('sluice.tracing.otlp', 'enable', 'boolean', { default: false, sluice: true,
+    notes: 'send each gateway call\'s spans over OTLP/HTTP (JSON) to endpoint' }),
+  key('sluice.tracing.otlp', 'endpoint', 'string', { default: 'http://localhost:4318/v1/traces', sluice: true,
+    notes: 'the collector\'s OTLP/HTTP traces URL (http or https), path included' }),
+  key('sluice.tracing.otlp', 'headers', 'string[]', { default: [], secret: true, sluice: true,
+    notes: '"Name: value" headers sent with every export (an API key, a tenant); printed masked' }),
+  key('sluice.tracing.otlp', 'timeout', 'duration', { default: 10000, sluice: true,
+    notes: 'how long one export may take before it is abandoned (its spans are dropped)' }),
   // [sluice.websocket]: WebSocket APIs (docs/websocket.md)
   key('sluice.websocket', 'max_message_size', 'integer', { default: 16777216, min: 1024, sluice: true,
     notes: 'largest WebSocket message, bytes, either way; a client that sends a larger one is disconnected (1006)' }),

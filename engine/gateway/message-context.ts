@@ -165,6 +165,8 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
   private respTotal = -1;
   private respNoBody = false;
   respBytes = 0;
+  /** Request body bytes received from the client (metrics). */
+  reqBytes = 0;
   /** The API's out sequence reads the body: the response is held whole and written at its end. */
   private heldResponse: Buffer[] | null = null;
   /** The answer ends the client connection (a refusal at the door's level: what follows cannot be trusted). */
@@ -236,6 +238,7 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
   /** ExchangeHandler: a piece of the request body (a Buffer of our own) from the front door. */
   onRequestBody(chunk: Buffer | null, isLast: boolean): void {
     if (this.finished) return;
+    if (chunk !== null) this.reqBytes += chunk.length;
     if (isLast) this.bodyComplete = true;
     const ex = this.exchange;
     if (ex !== null && !this.bufferWholeBody) {

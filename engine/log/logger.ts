@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pino, type Logger, type LevelWithSilent, type DestinationStream } from 'pino';
+import { SLUICE_VERSION } from '../../conf/version.js';
 
 export type { Logger };
 
@@ -15,15 +16,16 @@ export interface LogSettings {
   readonly console?: boolean;
 }
 
-const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
-const BASE_FIELDS = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'thread', 'component']);
+/** Fields every JSON line carries: `service` and `version` say which program wrote it (log shippers group by them). */
+export const LOG_SERVICE = 'sluice';
+const BASE_FIELDS = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'thread', 'component', 'service', 'version']);
 
 /** One JSON record from pino -> `2026-11-21T10:00:00.000Z INFO [io-1] transport: message key=value`. */
 function toText(line: string): string {
   let rec: Record<string, unknown>;
   try { rec = JSON.parse(line) as Record<string, unknown>; } catch { return line; }
-  const time = new Date(Number(rec['time'])).toISOString();
-  const level = LEVEL_NAMES[Number(rec['level'])] ?? String(rec['level']);
+  const time = String(rec['time']);
+  const level = String(rec['level']).toUpperCase();
   const where = rec['thread'] ? ` [${String(rec['thread'])}]` : '';
   const comp = rec['component'] ? ` ${String(rec['component'])}:` : '';
   let extra = '';
@@ -41,7 +43,9 @@ class TextStream implements DestinationStream {
 
 /**
  * The process logger: stdout plus the home's log file, text or JSON. Writes are asynchronous (sonic-boom)
- * so that a log line never blocks an io thread on disk.
+ * so that a log line never blocks an io thread on disk. A JSON line reads
+ * `{"level":"info","time":"2026-11-21T10:00:00.000Z","service":"sluice","version":"0.1.0","thread":"main","msg":"..."}`:
+ * the level by name and the time in ISO 8601 (UTC), as log shippers (Loki, Elasticsearch, Datadog) expect.
  */
 export function createLogger(settings: LogSettings): Logger {
   // The streams take every level: the logger's level (which setLogLevel changes live) decides alone.
@@ -57,8 +61,9 @@ export function createLogger(settings: LogSettings): Logger {
     {
       level: settings.level,
       onChild: (child: Logger) => { family.add(new WeakRef(child)); },
-      base: settings.thread ? { thread: settings.thread } : {},
-      timestamp: pino.stdTimeFunctions.epochTime,
+      base: { service: LOG_SERVICE, version: SLUICE_VERSION, ...(settings.thread ? { thread: settings.thread } : {}) },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label: string) => ({ level: label }) },
       // Secrets never reach a log line, whatever a caller passes.
       redact: { paths: ['password', 'secret', 'token', 'authorization', '*.password', '*.secret', '*.token', '*.authorization', 'client_secret', '*.client_secret'], censor: '********' },
     },

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { ApiDefinition, AuthType, CorsOverride, ResourceDefinition } from './types.js';
-import { DeclarativeFileError, Fields, readTomlFile } from './toml-file.js';
+import type { SourceLocator } from '../../conf/source-locator.js';
+import { Fields, readTomlSource } from './toml-file.js';
 
 const API_TYPES = ['HTTP', 'GRAPHQL', 'WS'] as const;
 const STATES = ['CREATED', 'PUBLISHED', 'BLOCKED', 'DEPRECATED', 'RETIRED', 'PROTOTYPED'] as const;
@@ -13,23 +14,26 @@ function endpointUrl(f: Fields, obj: Record<string, unknown>, name: string, type
   const v = f.string(obj, name);
   if (v === undefined) return undefined;
   let u: URL;
-  try { u = new URL(v); } catch { throw new DeclarativeFileError(f.file, `endpoints.${name}: "${v}" is not a URL`); }
+  try { u = new URL(v); } catch { throw f.error(name, `"${v}" is not a URL`); }
   const ok = type === 'WS' ? ['ws:', 'wss:', 'http:', 'https:'] : ['http:', 'https:'];
-  if (!ok.includes(u.protocol)) throw new DeclarativeFileError(f.file, `endpoints.${name}: scheme ${u.protocol} is not supported for a ${type} API`);
+  if (!ok.includes(u.protocol)) throw f.error(name, `scheme ${u.protocol} is not supported for a ${type} API`);
   return v;
 }
 
-/** Parses and checks one API definition file (format: docs/declarative-files.md). */
-export function parseApiDefinition(doc: Record<string, unknown>, file: string): ApiDefinition {
-  const f = new Fields(file);
-  for (const k of Object.keys(doc)) if (!KNOWN_FIELDS.has(k)) throw new DeclarativeFileError(file, `unknown field "${k}"`);
+/**
+ * Parses and checks one API definition file (format: docs/declarative-files.md). With the source's locator,
+ * every error names the line of the key it is about.
+ */
+export function parseApiDefinition(doc: Record<string, unknown>, file: string, locator?: SourceLocator): ApiDefinition {
+  const f = new Fields(file, '', locator);
+  for (const k of Object.keys(doc)) if (!KNOWN_FIELDS.has(k)) throw f.error(k, `unknown field "${k}" (known: ${[...KNOWN_FIELDS].join(', ')})`);
   const name = f.string(doc, 'name', true);
   const version = f.string(doc, 'version', true);
   let context = f.string(doc, 'context', true).trim();
   if (!context.startsWith('/')) context = '/' + context;
   context = context.replace(/\/+$/, '');
-  if (context === '' || /[\s?#{}*]/.test(context)) throw new DeclarativeFileError(file, `context "${context}" must be a path such as /pizzashack`);
-  if (/[\s/?#]/.test(version)) throw new DeclarativeFileError(file, `version "${version}" must be one path segment such as 1.0.0`);
+  if (context === '' || /[\s?#{}*]/.test(context)) throw f.error('context', `"${context}" must be a path such as /pizzashack`);
+  if (/[\s/?#]/.test(version)) throw f.error('version', `"${version}" must be one path segment such as 1.0.0`);
   const type = f.oneOf(doc, 'type', API_TYPES, 'HTTP');
   const endpoints = f.table(doc, 'endpoints') ?? {};
   const ef = f.nested('endpoints');
@@ -39,7 +43,7 @@ export function parseApiDefinition(doc: Record<string, unknown>, file: string): 
     const rf = f.nested(`resources[${i}]`);
     const verb = rf.oneOf(r, 'verb', VERBS, 'GET');
     const uriTemplate = rf.string(r, 'uri_template', true).trim();
-    if (!uriTemplate.startsWith('/')) throw new DeclarativeFileError(file, `resources[${i}].uri_template "${uriTemplate}" must start with /`);
+    if (!uriTemplate.startsWith('/')) throw rf.error('uri_template', `"${uriTemplate}" must start with /`);
     return {
       verb,
       uriTemplate,
@@ -48,7 +52,7 @@ export function parseApiDefinition(doc: Record<string, unknown>, file: string): 
       scopes: rf.strings(r, 'scopes'),
     };
   });
-  if (resources.length === 0) throw new DeclarativeFileError(file, 'an API needs at least one [[resources]] entry');
+  if (resources.length === 0) throw f.error('resources', 'an API needs at least one [[resources]] entry');
   const corsTable = f.table(doc, 'cors');
   let cors: CorsOverride | undefined;
   if (corsTable) {
@@ -60,7 +64,7 @@ export function parseApiDefinition(doc: Record<string, unknown>, file: string): 
       allowHeaders: cf.strings(corsTable, 'allow_headers'),
       allowCredentials: cf.boolean(corsTable, 'allow_credentials', false),
     };
-    if (cors.allowCredentials && cors.allowOrigins.includes('*')) throw new DeclarativeFileError(file, 'cors.allow_credentials = true needs explicit allow_origins, not "*"');
+    if (cors.allowCredentials && cors.allowOrigins.includes('*')) throw cf.error('allow_credentials', 'true needs explicit allow_origins, not "*"');
   }
   const backendMaxTps = f.number(doc, 'backend_max_tps');
   const inSequence = f.string(doc, 'in_sequence');
@@ -84,5 +88,6 @@ export function parseApiDefinition(doc: Record<string, unknown>, file: string): 
 }
 
 export function readApiFile(file: string): ApiDefinition {
-  return parseApiDefinition(readTomlFile(file), file);
+  const { doc, locator } = readTomlSource(file);
+  return parseApiDefinition(doc, file, locator);
 }

@@ -282,6 +282,7 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
       });
       const g = gateway;
       stops.push(() => g.stop());
+      telemetry.metrics.counter('sluice_io_thread_restarts_total', 'io threads that died (an uncaught exception, a crash) and were restarted', () => [{ labels: {}, value: g.threads.deaths }]);
       if (n) {
         n.start(apis!.list());
         prestops.push(() => n.stop());

@@ -311,8 +311,8 @@ t.test('a bad command line is one line of usage, exit 2', async (t) => {
 });
 
 t.test('--help', async (t) => {
-  const r = await sluice(['--help']);
+  const r = await sluice(['check-config', '--help']);
   t.equal(r.code, 0);
   t.match(r.stdout, /sluice check-config \[--home DIR\] \[--strict\] \[--print\]/);
-  t.match(r.stdout, /--strict {2}unknown keys are errors/);
+  t.match(r.stdout, /--strict {10}unknown deployment\.toml keys are errors/);
 });

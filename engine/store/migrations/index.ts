@@ -59,7 +59,7 @@ export async function migrate(db: Db, log?: Logger, migrations: readonly Migrati
   }
   for (const v of applied) {
     const m = sorted.find((x) => x.version === v)!;
-    log?.info({ version: m.version, name: m.name, db: db.description }, 'store migration applied');
+    log?.info({ migration: m.version, name: m.name, db: db.description }, 'store migration applied');
   }
   return applied;
 }
