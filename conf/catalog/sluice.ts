@@ -92,8 +92,8 @@ export const SLUICE_KEYS = [
     notes: 'how long the gateway waits for a backend to answer a close frame before dropping the connection' }),
   key('sluice.websocket', 'query_token', 'boolean', { default: true, sluice: true,
     notes: 'accept the access token as the access_token query parameter of the handshake (browsers cannot set headers)' }),
-  key('sluice.websocket', 'require_subscription', 'boolean', { default: false, sluice: true,
-    notes: 'true: a WebSocket handshake needs a subscription of the application to the API (900908 without); false: any valid token may connect, a blocked or inactive subscription is still refused' }),
+  key('sluice.websocket', 'require_subscription', 'boolean', { default: true, sluice: true,
+    notes: 'true: a WebSocket handshake needs a subscription of the application to the API (900908, 403 without), as an HTTP call does; false: any valid token may connect, a blocked or inactive subscription is still refused' }),
   key('sluice.websocket', 'throttle_action', 'string', { default: 'close', allowed: ['close', 'drop'], sluice: true,
     notes: 'a message over a throttling limit: close the connection with 4429, or drop the message' }),
   // [sluice.log]
