@@ -19,6 +19,20 @@ function endpointUrl(f: Fields, obj: Record<string, unknown>, name: string, type
   return v;
 }
 
+/**
+ * Credentialed CORS names its origins: never "*" (any site would read answers with the user's cookies) nor
+ * "null" (sandboxed iframes, data: and file: documents, which any site can create), and never the global
+ * [apim.cors] list inherited by leaving allow_origins out (it is "*" in the default home).
+ */
+function checkCredentialedOrigins(file: string, origins: readonly string[]): void {
+  if (origins.length === 0) {
+    throw new DeclarativeFileError(file, 'cors.allow_credentials = true needs the API\'s own allow_origins (explicit origins such as "https://app.example.com"); the global [apim.cors] origins are not inherited with credentials');
+  }
+  for (const o of origins) {
+    if (o === '*' || o.toLowerCase() === 'null') throw new DeclarativeFileError(file, `cors.allow_origins: "${o}" cannot be combined with allow_credentials = true; list explicit origins`);
+  }
+}
+
 /** Parses and checks one API definition file (format: docs/declarative-files.md). */
 export function parseApiDefinition(doc: Record<string, unknown>, file: string): ApiDefinition {
   const f = new Fields(file);
@@ -60,7 +74,7 @@ export function parseApiDefinition(doc: Record<string, unknown>, file: string): 
       allowHeaders: cf.strings(corsTable, 'allow_headers'),
       allowCredentials: cf.boolean(corsTable, 'allow_credentials', false),
     };
-    if (cors.allowCredentials && cors.allowOrigins.includes('*')) throw new DeclarativeFileError(file, 'cors.allow_credentials = true needs explicit allow_origins, not "*"');
+    if (cors.allowCredentials) checkCredentialedOrigins(file, cors.allowOrigins);
   }
   const backendMaxTps = f.number(doc, 'backend_max_tps');
   const inSequence = f.string(doc, 'in_sequence');
