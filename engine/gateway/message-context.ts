@@ -117,6 +117,17 @@ function headBytes(status: number, headers: readonly (readonly [string, string])
 }
 
 /**
+ * Ends the answer to a HEAD: the GET answer's length (-1: unknown, none sent) and no body. uWS 20.30's
+ * endWithoutBody(length) waits for that many body bytes and then drops the connection's next request, so the
+ * length is written as a header. Closing, uWS cannot leave the length out: it reports 0.
+ */
+function endHeadAnswer(res: HttpResponse, length: number, close: boolean): void {
+  if (close) { res.endWithoutBody(0, true); return; }
+  if (length >= 0) res.writeHeader('Content-Length', String(length));
+  res.endWithoutBody();
+}
+
+/**
  * One call through the gateway, from the uWS request to the end of the response: the request facts, what
  * the phases found (API, resource, caller), the backend exchange and the streaming state both ways.
  * Created once per call with every field set here (a fixed shape), and the SenderHandler of its exchange.
@@ -640,8 +651,7 @@ export class MessageContext implements SenderHandler {
     if (this.respNoBody) {
       if (this.method === 'HEAD' && this.respTotal < 0) {
         // HEAD: report the length the backend reported, and send no body.
-        const cl = contentLengthOf(this.respHeaders!);
-        if (cl >= 0) res.endWithoutBody(cl); else res.endWithoutBody();
+        endHeadAnswer(res, contentLengthOf(this.respHeaders!), false);
       } else {
         res.endWithoutBody();
       }
@@ -721,18 +731,22 @@ export class MessageContext implements SenderHandler {
     const extra = this.extraResponseHeaders;
     // The request body was not read: close rather than guess where the next request starts.
     const close = this.hasBody && !this.bodyComplete;
+    // A HEAD answer is the GET answer's head without its body (RFC 9110 §9.3.2): a body after it would be
+    // read as the start of the next response on a keep-alive connection.
+    const payload = this.method === 'HEAD' ? null : body;
     // `end(body)` has no offset to resume from: a body that might overflow the cork after the head is
     // ended outside it, where uWS keeps whatever the client cannot take yet (uws-cork.ts).
-    const inline = body === null || body.length + headBytes(status, headers, extra) + HEAD_SLACK_BYTES <= CORK_BUFFER_SIZE;
+    const inline = payload === null || payload.length + headBytes(status, headers, extra) + HEAD_SLACK_BYTES <= CORK_BUFFER_SIZE;
     res.cork(() => {
       res.writeStatus(statusLine(status));
       for (const [k, v] of headers) res.writeHeader(k, v);
       for (let i = 0; i < extra.length; i += 2) res.writeHeader(extra[i]!, extra[i + 1]!);
       if (!inline) return;
-      if (body === null) res.endWithoutBody(0, close);
-      else res.end(body, close);
+      if (payload !== null) res.end(payload, close);
+      else if (body === null) res.endWithoutBody(0, close);
+      else endHeadAnswer(res, body.length, close);
     });
-    if (!inline && !this.aborted) res.end(body!, close);
+    if (!inline && !this.aborted) res.end(payload!, close);
     this.respBytes = body?.length ?? 0;
     this.finish();
   }

@@ -289,8 +289,10 @@ export class TokenService {
   // ------------------------------------------------------------------------------------------ revoke
 
   /**
-   * POST /oauth2/revoke (seed 000 and RFC 7009). Without token_type_hint both spaces are searched (access
-   * first); with a hint only the named one. Unknown token: nothing revoked, still a success. A client may
+   * POST /oauth2/revoke (seed 000 and RFC 7009). Both spaces are searched: the hinted one first (access first
+   * without a hint). Seed 000 searches only the hinted space, but RFC 7009 §2.1 says the server MUST extend
+   * its search when the hint is wrong: a wrong hint must not leave a token alive (docs/decisions.md).
+   * Unknown token: nothing revoked, still a success. A client may
    * revoke only the tokens issued to it (another client's token: unauthorized_client, nothing revoked); an
    * administrator (Basic with a user holding the admin role) may revoke any token.
    */
@@ -299,8 +301,7 @@ export class TokenService {
     const caller = await this.authenticateCaller(form, authorization);
     const token = form.get('token');
     if (!token) throw new InvalidRequestError('token is missing');
-    const hint = form.get('token_type_hint');
-    const spaces: ('access' | 'refresh')[] = hint === 'access_token' ? ['access'] : hint === 'refresh_token' ? ['refresh'] : ['access', 'refresh'];
+    const spaces = searchOrder(form.get('token_type_hint'));
     const hash = tokenHash(token);
     let row: TokenRecord | undefined;
     let space: 'access' | 'refresh' = 'access';
@@ -361,7 +362,7 @@ export class TokenService {
     await this.authenticateValidator(authorization);
     const token = form.get('token');
     if (!token) throw new InvalidRequestError('token is missing');
-    const order: ('access' | 'refresh')[] = form.get('token_type_hint') === 'refresh_token' ? ['refresh', 'access'] : ['access', 'refresh'];
+    const order = searchOrder(form.get('token_type_hint'));
     const hash = tokenHash(token);
     const now = this.now();
     for (const s of order) {
@@ -449,6 +450,11 @@ export class TokenService {
     this.o.log.error({ err: e?.stack ?? String(err) }, 'token service failure');
     return new ServerError('internal error; see the key manager log');
   }
+}
+
+/** Both token spaces, the hinted one first; an unknown hint is ignored (RFC 7009 §2.1, RFC 7662 §2.1). */
+function searchOrder(hint: string | null): readonly ('access' | 'refresh')[] {
+  return hint === 'refresh_token' ? ['refresh', 'access'] : ['access', 'refresh'];
 }
 
 function unauthorizedGrant(g: string): UnauthorizedClientError {
