@@ -112,6 +112,11 @@ export class NodeMetrics {
     this.register(new ComputedMetric(name, help, 'gauge', collect));
   }
 
+  /** A counter read at scrape time from a count its owner keeps (`_total` names). */
+  counter(name: string, help: string, collect: () => Sample[] | Promise<Sample[]>): void {
+    this.register(new ComputedMetric(name, help, 'counter', collect));
+  }
+
   /** One io thread's report. */
   addDelta(d: MetricsDelta): void {
     for (const [api, version, status, n] of d.requests) this.requests.inc({ api: api || '-', version: version || '-', status: String(status) }, n);

@@ -72,7 +72,7 @@ export interface ServletAddresses {
 
 const ERROR_NAMES: Record<number, string> = {
   400: 'invalid_request', 404: 'not_found', 405: 'method_not_allowed', 408: 'request_timeout',
-  413: 'payload_too_large', 415: 'unsupported_media_type', 431: 'request_header_fields_too_large', 500: 'server_error',
+  413: 'payload_too_large', 415: 'unsupported_media_type', 429: 'too_many_requests', 431: 'request_header_fields_too_large', 500: 'server_error',
   503: 'temporarily_unavailable',
 };
 

@@ -77,6 +77,8 @@ export async function makeHome(conf: Record<string, unknown> = {}, files: Record
     },
     passthru_http: { io_threads_per_reactor: 1 },
     sluice: { log: { console: false, format: 'json', level: 'debug' } },
+    // Tests set the administrator's credentials themselves, as an operator would: a default home has none.
+    ...(opts.fresh ? {} : { super_admin: { username: 'admin', password: 'admin' } }),
   });
   merge(base, conf);
   fs.writeFileSync(confPath, stringify(base));
