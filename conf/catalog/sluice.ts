@@ -46,13 +46,20 @@ export const SLUICE_KEYS = [
     notes: 'slots of the shared throttle counter table (one per active throttle key); rounded up to a power of two' }),
   key('apim.throttling', 'rate_limit_headers', 'boolean', { default: true, sluice: true,
     notes: 'add X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset to throttled calls and calls that pass' }),
+  // [transport.http.properties], [transport.https.properties]: Tomcat's connector attribute, not in the seed's table
+  key('transport.http.properties', 'maxConnections', 'integer', { default: 1024, min: 1, sluice: true,
+    notes: 'connections the servlet HTTP port holds at once; beyond, new connections are closed at accept (the gateway keeps its file descriptors)' }),
+  key('transport.https.properties', 'maxConnections', 'integer', { default: 1024, min: 1, sluice: true,
+    notes: 'connections the servlet HTTPS port holds at once; beyond, new connections are closed at accept, before any TLS handshake' }),
   // [sluice.servlet]: the servlet transport (key manager, admin API) on [transport.http(s).properties] ports
   key('sluice.servlet', 'bind_address', 'string', { default: '0.0.0.0', sluice: true,
     notes: 'address the servlet HTTP and HTTPS ports listen on' }),
   key('sluice.servlet', 'max_body_size', 'integer', { default: 1048576, min: 1024, sluice: true,
     notes: 'largest request body the servlet ports accept, bytes (413 above it)' }),
-  key('sluice.servlet', 'headers_timeout', 'duration', { default: 20000, sluice: true,
-    notes: 'time a client has to send the request head (the servlet connector\'s connectionTimeout)' }),
+  key('sluice.servlet', 'headers_timeout', 'duration', { default: 10000, sluice: true,
+    notes: 'time a client has to send the request head (the servlet connector\'s connectionTimeout); 408 after it' }),
+  key('sluice.servlet', 'request_timeout', 'duration', { default: 20000, sluice: true,
+    notes: 'time a client has to send the whole request, head and body; 408 after it (connectionUploadTimeout, when shorter, wins; at least headers_timeout)' }),
   key('sluice.servlet', 'graceful_stop_timeout', 'duration', { default: 10000, sluice: true,
     notes: 'on stop, how long requests in flight on the servlet ports may take to finish' }),
   // [sluice.admin_api]: who may reach the admin REST API (docs/admin-api.md)

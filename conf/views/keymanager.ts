@@ -151,12 +151,16 @@ export interface ServletConnectorView {
   /** 0: no limit. */
   readonly maxKeepAliveRequests: number;
   readonly serverHeader: string | undefined;
+  /** Connections held at once; beyond, closed at accept. */
+  readonly maxConnections: number;
 }
 
 export interface ServletView {
   readonly bindAddress: string;
   readonly maxBodySize: number;
   readonly headersTimeout: number;
+  /** ms the whole request may take to arrive ([sluice.servlet] request_timeout). */
+  readonly requestTimeout: number;
   readonly gracefulStopTimeout: number;
   readonly http: ServletConnectorView;
   readonly https: ServletConnectorView;
@@ -167,6 +171,7 @@ export function servletView(config: Config): ServletView {
     bindAddress: config.get('sluice.servlet.bind_address'),
     maxBodySize: config.get('sluice.servlet.max_body_size'),
     headersTimeout: config.get('sluice.servlet.headers_timeout'),
+    requestTimeout: config.get('sluice.servlet.request_timeout'),
     gracefulStopTimeout: config.get('sluice.servlet.graceful_stop_timeout'),
     http: {
       port: config.get('transport.http.properties.port'),
@@ -175,6 +180,7 @@ export function servletView(config: Config): ServletView {
       keepAliveTimeout: config.get('transport.http.properties.keepAliveTimeout'),
       maxKeepAliveRequests: Math.max(0, config.get('transport.http.properties.maxKeepAliveRequests')),
       serverHeader: config.get('transport.http.properties.server'),
+      maxConnections: config.get('transport.http.properties.maxConnections'),
     },
     https: {
       port: config.get('transport.https.properties.port'),
@@ -183,6 +189,7 @@ export function servletView(config: Config): ServletView {
       keepAliveTimeout: config.get('transport.https.properties.keepAliveTimeout'),
       maxKeepAliveRequests: Math.max(0, config.get('transport.https.properties.maxKeepAliveRequests')),
       serverHeader: config.get('transport.https.properties.server'),
+      maxConnections: config.get('transport.https.properties.maxConnections'),
     },
   };
 }

@@ -33,6 +33,7 @@ import { loadTrustedCertificates } from '../../transport/tls/key-store.js';
 import { SecurityExtension, remoteIssuer, remoteJwks, type SecuritySources } from '../security/security-extension.js';
 import { startPizzaBackend } from '../sample/pizza-backend.js';
 import { removeGeneratedFiles } from '../../transport/tls/server-tls.js';
+import { warnWhenFdsDoNotFit } from './fd-budget.js';
 import { ThrottlingExtension } from '../throttling/extension.js';
 import { startTrafficManager } from '../throttling/traffic-manager.js';
 
@@ -132,6 +133,11 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
   const tls = listenerTlsMaterial(config, log);
   const servlet = servletFromConfig(config, log.child({ component: 'servlet' }), { tls }).server;
   servlet.observe((rec) => telemetry.onServletRequest(rec));
+  telemetry.metrics.gauge('sluice_servlet_connections', 'Connections open on the servlet ports (at most [transport.http(s).properties] maxConnections each)',
+    async () => (await servlet.connections()).map((c) => ({ labels: { port: c.port }, value: c.open })));
+  telemetry.metrics.counter('sluice_servlet_connections_dropped_total', 'Connections closed at accept because a servlet port held maxConnections',
+    () => [{ labels: {}, value: servlet.droppedConnections }]);
+  warnWhenFdsDoNotFit(config, log);
   let servletStarted = false;
 
   const dataSources: DataSource[] = [];
