@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { makeHome } from '../helpers/home.js';
 import { startNodeOn, basic } from '../operations/helpers/node.js';
+import { appToml } from '../helpers/secured.js';
 import { request } from '../fixtures/keymanager-harness.js';
 
 const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -57,20 +58,8 @@ t.test('two fresh homes get two different TLS key stores, readable by the owner 
 t.test('a default home has no known administrator password: admin/admin opens nothing; the generated one is owner-only, logged by place, and stable', async (t) => {
   // An opaque-token application: the gateway validates its tokens at the key manager with the super
   // admin's credentials, so the generated password must reach that call too.
-  const opaqueApp = `name = "OpaqueApp"
-owner = "admin"
-throttling_policy = "Unlimited"
-token_type = "OPAQUE"
-[[keys]]
-key_type = "PRODUCTION"
-client_id = "opaque-client"
-client_secret = "opaque-secret"
-grant_types = ["client_credentials"]
-[[subscriptions]]
-api = "PizzaShackAPI:1.0.0"
-throttling_policy = "Unlimited"
-state = "UNBLOCKED"
-`;
+  const opaqueApp = appToml({ name: 'OpaqueApp', tokenType: 'OPAQUE', keys: [{ id: 'opaque-client', secret: 'opaque-secret', grants: ['client_credentials'] }],
+    subscriptions: [{ api: 'PizzaShackAPI:1.0.0' }] });
   const home = await makeHome({}, { 'repository/deployment/server/applications/opaque-app.toml': opaqueApp }, { fresh: true });
   t.teardown(() => home.cleanup());
   const file = path.join(home.dir, 'repository/resources/security/super_admin.password');
