@@ -9,11 +9,14 @@ type Report = (path: string, message: string, severity?: 'error' | 'warning') =>
 export function checkCrossKeyRules(values: Map<string, unknown>, _items: Map<string, ItemValues[]>, report: Report): void {
   const get = (p: string): unknown => values.get(p);
 
-  // [apim.cors]: credentials may not be combined with a wildcard origin (browsers refuse it, and it would
-  // hand credentials to every site).
+  // [apim.cors]: credentials may not be combined with a wildcard origin (it would hand credentials to every
+  // site) nor with "null" (any site can make a document whose Origin is null: a sandboxed iframe).
   const origins = get('apim.cors.allow_origins');
-  if (get('apim.cors.allow_credentials') === true && Array.isArray(origins) && origins.includes('*')) {
-    report('apim.cors.allow_credentials', 'allow_credentials = true needs explicit allow_origins, not "*"');
+  if (get('apim.cors.allow_credentials') === true && Array.isArray(origins)) {
+    if (origins.includes('*')) report('apim.cors.allow_credentials', 'allow_credentials = true needs explicit allow_origins, not "*"');
+    if (origins.some((o) => typeof o === 'string' && o.toLowerCase() === 'null')) {
+      report('apim.cors.allow_credentials', 'allow_credentials = true cannot be combined with the origin "null" (sandboxed iframes and data: documents send it); list explicit origins');
+    }
   }
 
   // Caches: the gateway token cache or the key manager token cache, not both.

@@ -13,6 +13,8 @@ export class HomeLayout {
   get policiesDir(): string { return path.join(this.serverDeployment, 'policies'); }
   get databaseDir(): string { return path.join(this.root, 'repository/database'); }
   get securityDir(): string { return path.join(this.root, 'repository/resources/security'); }
+  /** The super admin's password when deployment.toml sets none: generated on first start, mode 0600. */
+  get generatedAdminPasswordFile(): string { return path.join(this.securityDir, 'super_admin.password'); }
   get logsDir(): string { return path.join(this.root, 'repository/logs'); }
   /** The running node's process id, for `sluice stop` and `sluice reload` (written by `sluice start`). */
   get pidFile(): string { return path.join(this.root, 'repository/sluice.pid'); }

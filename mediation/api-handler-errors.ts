@@ -120,4 +120,6 @@ export const SITUATION_FAULTS = {
   SANDBOX_KEY_ERROR: e(900901, 401, S.SANDBOX_KEY_ERROR, 'Invalid Credentials', 'Sandbox key offered to an API with no sandbox endpoint'),
   /** No API at all matches the path (main.xml). */
   NO_MATCHING_API: e(404, 404, S.MAIN, 'Not Found', 'No API matches the request path. Check the API context and version in the URL'),
+  /** The gateway's /token or /revoke with a method other than POST (RFC 6749 §3.2); answered with Allow: POST. */
+  TOKEN_API_METHOD: e(405, 405, S.TOKEN_FAULT, 'Method Not Allowed', 'The token API accepts POST only, with the parameters in a form body'),
 } as const;

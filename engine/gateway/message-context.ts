@@ -95,7 +95,7 @@ export const Slot = {
 export type Slot = (typeof Slot)[keyof typeof Slot];
 
 /**
- * One call through the gateway, from the uWS request to the end of the response: the request facts, what
+ * One call through the gateway, from the front door's request to the end of the response: the request facts, what
  * the phases found (API, resource, caller), the backend exchange and the streaming state both ways.
  * Created once per call with every field set here (a fixed shape), and the SenderHandler of its exchange.
  */
@@ -595,8 +595,17 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
     if (this.aborted) { this.finish(); return; }
     this.responseStarted = true;
     // A request body left unread closes the connection after the answer (client-exchange.ts).
-    this.x.writeHead(status, reasonPhrase(status), headerLines(headers, this.extraResponseHeaders), body?.length ?? 0, this.closeConnection);
-    this.x.end(body);
+    let lines = headerLines(headers, this.extraResponseHeaders);
+    if (this.method === 'HEAD') {
+      // A HEAD answer is the GET answer's head without its body (RFC 9110 §9.3.2): a body after it would be
+      // read as the start of the next response on a keep-alive connection.
+      if (body !== null) lines += `content-length: ${body.length}\r\n`;
+      this.x.writeHead(status, reasonPhrase(status), lines, BodyFraming.NONE, this.closeConnection);
+      this.x.end(null);
+    } else {
+      this.x.writeHead(status, reasonPhrase(status), lines, body?.length ?? 0, this.closeConnection);
+      this.x.end(body);
+    }
     this.respBytes = body?.length ?? 0;
     this.finish();
   }

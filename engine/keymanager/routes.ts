@@ -37,10 +37,11 @@ function oauthError(err: unknown, extra: Record<string, string> = {}): Reply {
 
 /** Mounts /oauth2/token, /oauth2/revoke, /oauth2/introspect, /oauth2/jwks(.json) and client registration. */
 export function mountKeyManagerRoutes(server: ServletServer, svc: TokenService, keys: SigningKeys, registration: ClientRegistration): void {
+  const from = (req: ServletRequest): string => svc.clientAddress(req.remoteAddress, req.header('x-forwarded-for'));
   server.route('POST', PATHS.token, async (req) => {
     try {
       const form = await oauthForm(req);
-      const body = await svc.token(form, req.header('authorization'));
+      const body = await svc.token(form, req.header('authorization'), from(req));
       return json(200, body, { ...NO_STORE_HEADERS });
     } catch (err) {
       return oauthError(err);
@@ -51,7 +52,7 @@ export function mountKeyManagerRoutes(server: ServletServer, svc: TokenService, 
     const trace = { 'X-Sluice-TraceId': req.traceId };
     try {
       const form = await oauthForm(req);
-      const r = await svc.revoke(form, req.header('authorization'));
+      const r = await svc.revoke(form, req.header('authorization'), from(req));
       // Seed 000, Revocation response headers: exactly these (Date is added by the transport).
       const headers: Record<string, string | number> = {
         ...trace,
@@ -74,7 +75,7 @@ export function mountKeyManagerRoutes(server: ServletServer, svc: TokenService, 
   server.route('POST', PATHS.introspect, async (req) => {
     try {
       const form = await oauthForm(req);
-      return json(200, await svc.introspect(form, req.header('authorization')), { ...NO_STORE_HEADERS });
+      return json(200, await svc.introspect(form, req.header('authorization'), from(req)), { ...NO_STORE_HEADERS });
     } catch (err) {
       return oauthError(err);
     }
@@ -103,7 +104,7 @@ export function mountKeyManagerRoutes(server: ServletServer, svc: TokenService, 
 
   const register = async (req: ServletRequest): Promise<Reply> => {
     try {
-      const caller = await registration.authenticate(req.header('authorization'));
+      const caller = await registration.authenticate(req.header('authorization'), from(req));
       let body: unknown;
       try {
         body = await req.json();

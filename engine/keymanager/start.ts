@@ -1,16 +1,19 @@
 import type { Config } from '../../conf/config.js';
-import { apimDbView, keyManagerAccessView, oauthView, revocationView, tokenPersistenceView } from '../../conf/typed-config.js';
+import { apimDbView, authenticationView, keyManagerAccessView, oauthView, revocationView, superAdminView, tokenPersistenceView } from '../../conf/typed-config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../log/logger.js';
 import { servletFromConfig, type ServletServer, type ServletAddresses } from '../servlet/index.js';
 import { removeGeneratedFiles } from '../servlet/from-config.js';
 import type { ServerTlsMaterial } from '../../transport/tls/server-tls.js';
 import { openStore, TokenWriter, type ApimStore } from '../store/index.js';
+import { AuthBackoff } from './auth-backoff.js';
 import { DeclarativeApplications } from './declarative-applications.js';
 import { ClientDirectory } from './directory.js';
 import { ClientRegistration } from './registration.js';
 import { mountKeyManagerRoutes } from './routes.js';
+import { limitHashing } from './secret-hash.js';
 import { SigningKeys } from './signing-keys.js';
+import { ensureSuperAdminPassword } from './super-admin-password.js';
 import { TokenCodec } from './token-crypto.js';
 import { TokenService } from './token-service.js';
 import { UserDirectory } from './users.js';
@@ -46,6 +49,8 @@ export interface RunningKeyManager {
   readonly keys: SigningKeys;
   readonly applications: DeclarativeApplications;
   readonly clients: ClientDirectory;
+  /** The user store, with the back-off of failed logins the admin API shares. */
+  readonly users: UserDirectory;
   /** Runs [oauth.token_cleanup] now; returns the rows removed. */
   cleanup(): Promise<number>;
   stop(): Promise<void>;
@@ -60,7 +65,10 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
   const log = parentLog.child({ component: 'keymanager' }, { redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
   const oauth = oauthView(config);
   const persistence = tokenPersistenceView(config);
+  ensureSuperAdminPassword(superAdminView(config), log);
   const access = keyManagerAccessView(config);
+  const authentication = authenticationView(config);
+  limitHashing(authentication);
   const home = config.home;
   const revocation = revocationView(config);
   if (revocation.persistentNotifier) {
@@ -78,7 +86,7 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
     throw err;
   };
   try {
-    const users = new UserDirectory(store);
+    const users = new UserDirectory(store, new AuthBackoff(authentication));
     await users.ensureSuperAdmin(access.superAdmin, log);
     const codec = TokenCodec.create({ hash: oauth.hashTokens, encrypt: oauth.encryptTokens, securityDir: home.securityDir });
     const writer = new TokenWriter(store.tokens, persistence.persistencePoolSize);
@@ -164,7 +172,7 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
 
     let stopped: Promise<void> | undefined;
     return {
-      servlet, addresses, store, tokens, keys, applications, clients, cleanup,
+      servlet, addresses, store, tokens, keys, applications, clients, users, cleanup,
       stop() {
         stopped ??= (async () => {
           for (const c of cleanups.splice(0)) {

@@ -14,6 +14,7 @@ import { safeEqual } from './secret-hash.js';
 import type { SigningKeys } from './signing-keys.js';
 import { randomToken, tokenHash, type TokenCodec } from './token-crypto.js';
 import { ADMIN_ROLE, type UserDirectory } from './users.js';
+import type { AuthBackoff } from './auth-backoff.js';
 
 /** The grants this token service implements. */
 export const IMPLEMENTED_GRANTS = ['client_credentials', 'password', 'refresh_token'] as const;
@@ -131,10 +132,13 @@ export class TokenService {
 
   // ------------------------------------------------------------------------------------------ token
 
-  /** POST /oauth2/token with its form parameters and Authorization header. */
-  async token(form: URLSearchParams, authorization: string | undefined): Promise<TokenResponse> {
+  /**
+   * POST /oauth2/token with its form parameters and Authorization header; `from` is the client address
+   * failed authentications are counted by (AuthBackoff.addressOf).
+   */
+  async token(form: URLSearchParams, authorization: string | undefined, from: string): Promise<TokenResponse> {
     rejectRepeatedParameters(form);
-    const client = await this.authenticateClient(form, authorization);
+    const client = await this.authenticateClient(form, authorization, from);
     const grant = form.get('grant_type');
     if (grant === null || grant === '') throw new InvalidRequestError('grant_type is missing');
     if (!(IMPLEMENTED_GRANTS as readonly string[]).includes(grant)) {
@@ -146,7 +150,7 @@ export class TokenService {
     if (g !== 'refresh_token' && !client.key.grantTypes.includes(g)) throw unauthorizedGrant(g);
     switch (g) {
       case 'client_credentials': return this.clientCredentials(form, client);
-      case 'password': return this.password(form, client);
+      case 'password': return this.password(form, client, from);
       case 'refresh_token': return this.refresh(form, client);
     }
   }
@@ -163,13 +167,13 @@ export class TokenService {
     });
   }
 
-  private async password(form: URLSearchParams, client: Client): Promise<TokenResponse> {
+  private async password(form: URLSearchParams, client: Client, from: string): Promise<TokenResponse> {
     const username = form.get('username');
     const password = form.get('password');
     if (!username) throw new InvalidRequestError('username is missing');
     if (password === null) throw new InvalidRequestError('password is missing');
     const scopes = this.scopes.grant(parseScope(form.get('scope')), client.key.scopes);
-    const user = await this.o.users.authenticate(username, password);
+    const user = await this.guard(() => this.o.users.login(username, password, from, 'invalid_grant'));
     if (!user) throw new InvalidGrantError('invalid resource owner credentials');
     return this.issue({ client, grantType: 'password', user: user.username, userType: 'APPLICATION_USER', scopes, withRefresh: this.refreshAllowed(client) });
   }
@@ -289,18 +293,19 @@ export class TokenService {
   // ------------------------------------------------------------------------------------------ revoke
 
   /**
-   * POST /oauth2/revoke (seed 000 and RFC 7009). Without token_type_hint both spaces are searched (access
-   * first); with a hint only the named one. Unknown token: nothing revoked, still a success. A client may
+   * POST /oauth2/revoke (seed 000 and RFC 7009). Both spaces are searched: the hinted one first (access first
+   * without a hint). Seed 000 searches only the hinted space, but RFC 7009 §2.1 says the server MUST extend
+   * its search when the hint is wrong: a wrong hint must not leave a token alive (docs/decisions.md).
+   * Unknown token: nothing revoked, still a success. A client may
    * revoke only the tokens issued to it (another client's token: unauthorized_client, nothing revoked); an
    * administrator (Basic with a user holding the admin role) may revoke any token.
    */
-  async revoke(form: URLSearchParams, authorization: string | undefined): Promise<RevokeResult> {
+  async revoke(form: URLSearchParams, authorization: string | undefined, from: string): Promise<RevokeResult> {
     rejectRepeatedParameters(form);
-    const caller = await this.authenticateCaller(form, authorization);
+    const caller = await this.authenticateCaller(form, authorization, from);
     const token = form.get('token');
     if (!token) throw new InvalidRequestError('token is missing');
-    const hint = form.get('token_type_hint');
-    const spaces: ('access' | 'refresh')[] = hint === 'access_token' ? ['access'] : hint === 'refresh_token' ? ['refresh'] : ['access', 'refresh'];
+    const spaces = searchOrder(form.get('token_type_hint'));
     const hash = tokenHash(token);
     let row: TokenRecord | undefined;
     let space: 'access' | 'refresh' = 'access';
@@ -356,12 +361,12 @@ export class TokenService {
    * authenticates with [apim.key_manager] username/password (the super admin by default) or as any user with
    * the admin role. token_type_hint orders the search; both spaces are searched (RFC 7662 §2.1).
    */
-  async introspect(form: URLSearchParams, authorization: string | undefined): Promise<IntrospectionResponse> {
+  async introspect(form: URLSearchParams, authorization: string | undefined, from: string): Promise<IntrospectionResponse> {
     rejectRepeatedParameters(form);
-    await this.authenticateValidator(authorization);
+    await this.authenticateValidator(authorization, from);
     const token = form.get('token');
     if (!token) throw new InvalidRequestError('token is missing');
-    const order: ('access' | 'refresh')[] = form.get('token_type_hint') === 'refresh_token' ? ['refresh', 'access'] : ['access', 'refresh'];
+    const order = searchOrder(form.get('token_type_hint'));
     const hash = tokenHash(token);
     const now = this.now();
     for (const s of order) {
@@ -401,36 +406,53 @@ export class TokenService {
 
   // ---------------------------------------------------------------------------------- authentication
 
-  async authenticateClient(form: URLSearchParams, authorization: string | undefined): Promise<Client> {
+  // Every check of a caller's secret runs under the back-off of failed authentications (AuthBackoff, shared
+  // with the user directory): one identity from one address, counted once per request.
+
+  async authenticateClient(form: URLSearchParams, authorization: string | undefined, from: string): Promise<Client> {
     const creds = presentedCredentials(form, authorization);
     if (!creds) throw new InvalidClientError('client authentication is required: HTTP Basic with the client id and secret, or client_id and client_secret in the body');
-    const client = await this.guard(() => this.o.clients.authenticate(creds.id, creds.secret));
+    const client = await this.guard(() => this.backoff.attempt(creds.id, from, () => this.o.clients.authenticate(creds.id, creds.secret)));
     if (!client) throw new InvalidClientError();
     return client;
   }
 
   /** A client, or (HTTP Basic only) a user with the admin role. */
-  async authenticateCaller(form: URLSearchParams, authorization: string | undefined): Promise<Caller> {
+  async authenticateCaller(form: URLSearchParams, authorization: string | undefined, from: string): Promise<Caller> {
     const creds = presentedCredentials(form, authorization);
     if (!creds) throw new InvalidClientError('client authentication is required: HTTP Basic with the client id and secret, or client_id and client_secret in the body');
-    const client = await this.guard(() => this.o.clients.authenticate(creds.id, creds.secret));
-    if (client) return { kind: 'client', name: client.key.clientId, client };
-    if (creds.method === 'basic') {
-      const user = await this.guard(() => this.o.users.authenticate(creds.id, creds.secret));
-      if (user && user.roles.includes(ADMIN_ROLE)) return { kind: 'admin', name: user.username };
-    }
-    throw new InvalidClientError();
+    const caller = await this.guard(() => this.backoff.attempt<Caller>(creds.id, from, async () => {
+      const client = await this.o.clients.authenticate(creds.id, creds.secret);
+      if (client) return { kind: 'client', name: client.key.clientId, client };
+      if (creds.method !== 'basic') return undefined;
+      const user = await this.o.users.authenticate(creds.id, creds.secret);
+      return user && user.roles.includes(ADMIN_ROLE) ? { kind: 'admin', name: user.username } : undefined;
+    }));
+    if (!caller) throw new InvalidClientError();
+    return caller;
   }
 
   /** The introspection caller: the [apim.key_manager] credentials, or a user with the admin role. */
-  async authenticateValidator(authorization: string | undefined): Promise<string> {
+  async authenticateValidator(authorization: string | undefined, from: string): Promise<string> {
     const basic = basicCredentials(authorization);
     if (!basic) throw new InvalidClientError('HTTP Basic authentication with the key manager credentials is required');
     const v = this.o.validation;
-    if (v.password !== undefined && safeEqual(basic.id, v.username) && safeEqual(basic.secret, v.password)) return basic.id;
-    const user = await this.guard(() => this.o.users.authenticate(basic.id, basic.secret));
-    if (user && user.roles.includes(ADMIN_ROLE)) return user.username;
-    throw new InvalidClientError();
+    const name = await this.guard(() => this.backoff.attempt(basic.id, from, async () => {
+      if (v.password !== undefined && safeEqual(basic.id, v.username) && safeEqual(basic.secret, v.password)) return basic.id;
+      const user = await this.o.users.authenticate(basic.id, basic.secret);
+      return user && user.roles.includes(ADMIN_ROLE) ? user.username : undefined;
+    }));
+    if (name === undefined) throw new InvalidClientError();
+    return name;
+  }
+
+  private get backoff(): AuthBackoff {
+    return this.o.users.backoff;
+  }
+
+  /** The address failed authentications are counted by, for a request from `peer` (routes.ts). */
+  clientAddress(peer: string, forwardedFor: string | undefined): string {
+    return this.backoff.addressOf(peer, forwardedFor);
   }
 
   /** Store failures become 503 (unreachable) or 500; OAuth errors pass through. */
@@ -449,6 +471,11 @@ export class TokenService {
     this.o.log.error({ err: e?.stack ?? String(err) }, 'token service failure');
     return new ServerError('internal error; see the key manager log');
   }
+}
+
+/** Both token spaces, the hinted one first; an unknown hint is ignored (RFC 7009 §2.1, RFC 7662 §2.1). */
+function searchOrder(hint: string | null): readonly ('access' | 'refresh')[] {
+  return hint === 'refresh_token' ? ['refresh', 'access'] : ['access', 'refresh'];
 }
 
 function unauthorizedGrant(g: string): UnauthorizedClientError {

@@ -21,6 +21,20 @@ function endpointUrl(f: Fields, obj: Record<string, unknown>, name: string, type
 }
 
 /**
+ * Credentialed CORS names its origins: never "*" (any site would read answers with the user's cookies) nor
+ * "null" (sandboxed iframes, data: and file: documents, which any site can create), and never the global
+ * [apim.cors] list inherited by leaving allow_origins out (it is "*" in the default home).
+ */
+function checkCredentialedOrigins(cf: Fields, origins: readonly string[]): void {
+  if (origins.length === 0) {
+    throw cf.error('allow_credentials', 'true needs the API\'s own allow_origins (explicit origins such as "https://app.example.com"); the global [apim.cors] origins are not inherited with credentials');
+  }
+  for (const o of origins) {
+    if (o === '*' || o.toLowerCase() === 'null') throw cf.error('allow_origins', `"${o}" cannot be combined with allow_credentials = true; list explicit origins`);
+  }
+}
+
+/**
  * Parses and checks one API definition file (format: docs/declarative-files.md). With the source's locator,
  * every error names the line of the key it is about.
  */
@@ -64,7 +78,7 @@ export function parseApiDefinition(doc: Record<string, unknown>, file: string, l
       allowHeaders: cf.strings(corsTable, 'allow_headers'),
       allowCredentials: cf.boolean(corsTable, 'allow_credentials', false),
     };
-    if (cors.allowCredentials && cors.allowOrigins.includes('*')) throw cf.error('allow_credentials', 'true needs explicit allow_origins, not "*"');
+    if (cors.allowCredentials) checkCredentialedOrigins(cf, cors.allowOrigins);
   }
   const backendMaxTps = f.number(doc, 'backend_max_tps');
   const inSequence = f.string(doc, 'in_sequence');
