@@ -8,12 +8,13 @@ import type {
   FilterAst, HeaderAst, LogAst, MakefaultAst, MediatorAst, PayloadArgAst, PayloadFactoryAst, PropertyAst,
   PropertyType, SequenceAst, SwitchAst, ValueSource,
 } from './ast.js';
-import { MediationRuntimeError } from './errors.js';
+import { MediationRuntimeError, UnsafeHeaderError } from './errors.js';
 import { compileBool, compileString, type StringFn } from './expression-compile.js';
 import { wholeMatchRegex } from './expression-parse.js';
 import { isTrue, type MediationMessage, type PropertyValue } from './message.js';
 import { Outcome } from './outcome.js';
 import { escapeXml, jsonToXmlFragment, looksLikeXml, parseXmlBody } from './xml-model.js';
+import { badValueCharAt, fieldProblem } from '../transport/field-values.js';
 
 export type CompiledSequence = (m: MediationMessage) => Outcome;
 
@@ -55,8 +56,8 @@ class Compiler {
     private readonly logger: Logger | undefined,
   ) {}
 
-  private fail(line: number, element: string, reason: string): MediationRuntimeError {
-    return new MediationRuntimeError(this.ast.name, line, element, reason);
+  private fail(line: number, element: string, reason: string, cause?: unknown): MediationRuntimeError {
+    return new MediationRuntimeError(this.ast.name, line, element, reason, cause);
   }
 
   /** A list of mediators run in order until one does not CONTINUE. Failures are located by line. */
@@ -76,7 +77,7 @@ class Compiler {
         return C;
       } catch (err) {
         if (err instanceof MediationRuntimeError) throw err;
-        throw this.fail(lines[i]!, kinds[i]!, err instanceof Error ? err.message : String(err));
+        throw this.fail(lines[i]!, kinds[i]!, err instanceof Error ? err.message : String(err), err);
       }
     };
   }
@@ -143,10 +144,13 @@ class Compiler {
       return (m) => { m.properties.delete(name); return C; };
     }
     const convert = this.converter(a.type, a.line);
+    // messageType and ContentType become the response's Content-Type: checked like any header value.
+    const typeHeader = a.scope === 'axis2' && (name === 'messageType' || name === 'ContentType');
     const put: (m: MediationMessage, v: PropertyValue) => void =
       a.scope === 'transport' ? (m, v) => m.headers.setLower(lower, name, typeof v === 'string' ? v : String(v))
-        : a.scope === 'axis2' ? (m, v) => { m.axis2.set(name, v); }
-          : (m, v) => { m.properties.set(name, v); };
+        : typeHeader ? (m, v) => { checkTypeValue(String(v)); m.axis2.set(name, v); }
+          : a.scope === 'axis2' ? (m, v) => { m.axis2.set(name, v); }
+            : (m, v) => { m.properties.set(name, v); };
     const drop: (m: MediationMessage) => void =
       a.scope === 'transport' ? (m) => { m.headers.deleteLower(lower); }
         : a.scope === 'axis2' ? (m) => { m.axis2.delete(name); }
@@ -365,6 +369,11 @@ class Compiler {
       return C;
     };
   }
+}
+
+/** messageType / ContentType become the response's Content-Type header: the same rules as any header value. */
+function checkTypeValue(v: string): void {
+  if (badValueCharAt(v) >= 0) throw new UnsafeHeaderError('Content-Type', fieldProblem('Content-Type', v));
 }
 
 /** After a payload is built: messageType and ContentType follow it (the reference's setContentType). */

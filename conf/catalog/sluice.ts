@@ -18,6 +18,9 @@ export const SLUICE_KEYS = [
     notes: 'time allowed to open a backend connection (101508 when exceeded)' }),
   key('passthru_http', 'io_thread_young_generation_mb', 'integer', { default: 12, min: 3, sluice: true,
     notes: 'V8 young generation of each io thread, MiB: the bound of its short-lived garbage (RSS under load); larger scavenges less often' }),
+  // [mediation]
+  key('mediation', 'respond_reflects_request_headers', 'boolean', { default: false, sluice: true,
+    notes: '<respond/> in a request flow answers with every request header, as the reference system does; false: only the headers the sequence set' }),
   // [apim.cache.gateway_token]
   key('apim.cache.gateway_token', 'max_entries', 'integer', { default: 100000, min: 1, sluice: true,
     notes: 'bound of the gateway token cache, per io thread; the oldest entries go first' }),

@@ -52,6 +52,8 @@ export interface GatewayThreadInit {
   readonly websocket: WebSocketSettings;
   /** Initial values of the shared state keys (see shared-state.ts). */
   readonly state: Readonly<Record<string, unknown>>;
+  /** Mediation settings beyond the sequences: what `<respond/>` reflects. */
+  readonly mediation: { readonly respondReflectsRequestHeaders: boolean };
 }
 
 const DIGITS = /^\d{1,15}$/;
@@ -117,7 +119,7 @@ export class GatewayThread implements GatewayRuntime {
     this.deployed = new DeployedApis(this.pools, init.tokenApi?.origin ?? null, init.tokenApi?.ca);
     this.deployed.deploy(init.apis);
     this.faults = new SequenceFaultRenderer(SequenceRegistry.compile(init.sequences, { logger: log, codecs }));
-    this.mediation = new ApiMediation(() => this.faults.registry, codecs, log);
+    this.mediation = new ApiMediation(() => this.faults.registry, codecs, log, init.mediation);
     this.mediation.deploy(init.sequences);
     this.workerPool = new WorkerPool({ core: p.workerPoolCore, max: p.workerPoolMax, queueLength: p.workerPoolQueueLength }, log);
     this.state = new SharedStateReceiver(init.state);

@@ -11,6 +11,9 @@ import { PhaseResult, type GatewayPhase, type PhaseStep } from './phase.js';
 import { buildBackendHead, writeResponseHead, type HeaderRules } from '../../transport/header-rules.js';
 import { CHUNK_FRAMING_BYTES, CORK_BUFFER_SIZE, HEAD_SLACK_BYTES, MAX_PIECE_PER_CORK } from '../../transport/uws-cork.js';
 import { handlerError, type HandlerError } from '../../mediation/api-handler-errors.js';
+import { builtinFaultBody } from '../../mediation/fault.js';
+import { fieldProblem, firstUnsafeField, firstUnsafePair } from '../../transport/field-values.js';
+import { unsafeRequestHeader, unsafeResponseHeader } from './safety-faults.js';
 import type { WorkerPool } from './worker-pool.js';
 import type { ApiMediation } from './api-mediation.js';
 import type { CallFacts } from '../../mediation/index.js';
@@ -84,6 +87,10 @@ export type MessagePhase = (typeof MessagePhase)[keyof typeof MessagePhase];
 
 const NONE: readonly string[] = Object.freeze([]);
 
+/** Where a head about to be written holds a field no head may carry (MessageContext.unsafeHead). */
+const UnsafeIn = { NONE: 0, MEDIATED: 1, ADDED: 2 } as const;
+type UnsafeIn = (typeof UnsafeIn)[keyof typeof UnsafeIn];
+
 /** The message's hold on a worker pool slot. */
 export const Slot = {
   NONE: 0,
@@ -150,6 +157,8 @@ export class MessageContext implements SenderHandler {
   target: BackendTarget | null = null;
   /** Replaces the HTTP sender at the end of the phases (a WebSocket handshake); null for HTTP calls. */
   terminal: TerminalStep | null = null;
+  /** An in sequence rewrote `reqHeaders`: they are checked whole before the backend head is written. */
+  headersMediated = false;
   // Headers the phases add or remove, made on first use only (most calls need none).
   private addedBackend: string[] | null = null;
   private removedBackend: string[] | null = null;
@@ -198,6 +207,8 @@ export class MessageContext implements SenderHandler {
   private endDeferred = false;
   /** The API's out sequence reads the body: the response is held whole and written at its end. */
   private heldResponse: Buffer[] | null = null;
+  /** An out sequence rewrote `respHeaders`: they are checked whole before the response head is written. */
+  private respMediated = false;
   /** The fault that ended the call, for logs and the access log. */
   errorCode = 0;
   errorMessage = '';
@@ -389,6 +400,16 @@ export class MessageContext implements SenderHandler {
     } else if (this.contentLength > 0) {
       bodyMode = BodyMode.CONTENT_LENGTH;
     }
+    // What mediation or a phase wrote into the request head is checked once more before it is written.
+    if (this.headersMediated || this.addedBackend !== null) {
+      const bad = this.unsafeHead(this.headersMediated ? this.reqHeaders : NONE, this.extraBackendHeaders, true);
+      if (bad !== UnsafeIn.NONE) {
+        // From the request (mediation copied it): the client's 400. From a phase (its configuration): ours.
+        this.fault(bad === UnsafeIn.MEDIATED ? unsafeRequestHeader(this.api?.def.faultSequence ?? 'fault')
+          : { code: TransportErrorCode.RESPONSE_PROCESSING_FAILURE, status: 500, message: 'Runtime Error', description: 'A header the gateway adds could not be written', sequence: 'fault' });
+        return;
+      }
+    }
     const head = buildBackendHead(this, target, this.gw.headerRules, bodyMode, length);
     this.backendStartedAt = performance.now();
     const ex = target.pool.dispatch({
@@ -461,6 +482,11 @@ export class MessageContext implements SenderHandler {
     }
     const out = this.api?.def.outSequence;
     if (out !== undefined && this.outSequence(out)) return;
+    // The backend's own fields were parsed by llhttp; what mediation or a phase wrote is checked once more.
+    if ((this.respMediated || this.addedResponse !== null) && this.unsafeHead(this.respMediated ? this.respHeaders! : NONE, this.extraResponseHeaders, false) !== UnsafeIn.NONE) {
+      this.fault(unsafeResponseHeader(this.api?.def.faultSequence ?? 'fault'));
+      return;
+    }
     if (this.inCork) { this.writeHeadCorked(); return; }
     corkTarget = this;
     this.res.cork(corkHead);
@@ -595,14 +621,21 @@ export class MessageContext implements SenderHandler {
     if (r.kind === 'continue') {
       this.respStatus = r.status;
       this.respHeaders = r.headers.flat();
+      this.respMediated = true;
       return false;
     }
     this.exchange?.abort();
     this.exchange = null;
     if (r.kind === 'respond') this.respond(r.status, r.headers, r.body);
     else if (r.kind === 'drop') this.respond(202, [], null);
-    else this.fault({ code: 101510, status: 500, message: 'Response processing failed', description: `The out sequence ${name} failed`, sequence: this.api?.def.faultSequence ?? 'fault' });
+    else this.outSequenceFailed(name, r.unsafeHeader);
     return true;
+  }
+
+  private outSequenceFailed(name: string, unsafeHeader: boolean): void {
+    const sequence = this.api?.def.faultSequence ?? 'fault';
+    if (unsafeHeader) this.fault(unsafeResponseHeader(sequence));
+    else this.fault({ code: TransportErrorCode.RESPONSE_PROCESSING_FAILURE, status: 500, message: 'Response processing failed', description: `The out sequence ${name} failed`, sequence });
   }
 
   private completeHeldResponse(): void {
@@ -610,10 +643,7 @@ export class MessageContext implements SenderHandler {
     const body = Buffer.concat(this.heldResponse!);
     this.heldResponse = null;
     const r = this.gw.mediation.run(this.gw.mediation.get(name)!, 'response', this.callFacts(), this.respHeaders!, body, this.respStatus);
-    if (r.kind === 'error') {
-      this.fault({ code: 101510, status: 500, message: 'Response processing failed', description: `The out sequence ${name} failed`, sequence: this.api?.def.faultSequence ?? 'fault' });
-      return;
-    }
+    if (r.kind === 'error') { this.outSequenceFailed(name, r.unsafeHeader); return; }
     if (r.kind === 'drop') { this.respond(202, [], null); return; }
     const headers = r.kind === 'respond' ? r.headers : r.headers.filter(([k]) => !this.gw.headerRules.dropsResponseHeader(k.toLowerCase()));
     this.respond(r.status, headers, r.body);
@@ -711,9 +741,22 @@ export class MessageContext implements SenderHandler {
     this.respond(rendered.status, rendered.headers, rendered.body);
   }
 
-  /** Answers the call locally (faults, CORS preflight). The request body, if any, is not read. */
+  /**
+   * Answers the call locally (faults, CORS preflight, a sequence's response). The request body, if any, is
+   * not read. Headers that no head may carry are not written: the built-in fault body goes instead.
+   */
   respond(status: number, headers: readonly (readonly [string, string])[], body: Buffer | null): void {
     if (this.finished) return;
+    if (firstUnsafePair(headers) >= 0 || firstUnsafeField(this.extraResponseHeaders) >= 0) {
+      const bad = headers[firstUnsafePair(headers)] ?? ['', ''];
+      this.gw.log.error({ api: this.api?.def.id, path: this.path, status, problem: fieldProblem(bad[0], bad[1]) || 'a header added by a phase' },
+        'a local answer carried a header no head may carry; the built-in fault body is sent instead');
+      this.addedResponse = null;
+      this.errorCode = TransportErrorCode.RESPONSE_PROCESSING_FAILURE;
+      headers = [['Content-Type', 'application/json']];
+      status = 500;
+      body = builtinFaultBody(TransportErrorCode.RESPONSE_PROCESSING_FAILURE, 'Response processing failed', 'The response could not be sent as built');
+    }
     this.respStatus = status;
     if (this.aborted) { this.finish(); return; }
     const res = this.res;
@@ -726,8 +769,9 @@ export class MessageContext implements SenderHandler {
     const inline = body === null || body.length + headBytes(status, headers, extra) + HEAD_SLACK_BYTES <= CORK_BUFFER_SIZE;
     res.cork(() => {
       res.writeStatus(statusLine(status));
-      for (const [k, v] of headers) res.writeHeader(k, v);
-      for (let i = 0; i < extra.length; i += 2) res.writeHeader(extra[i]!, extra[i + 1]!);
+      // uWS writes strings as UTF-8; header values are bytes (latin1), as in the backend's head.
+      for (const [k, v] of headers) res.writeHeader(k, latin1(v));
+      for (let i = 0; i < extra.length; i += 2) res.writeHeader(extra[i]!, latin1(extra[i + 1]!));
       if (!inline) return;
       if (body === null) res.endWithoutBody(0, close);
       else res.end(body, close);
@@ -747,6 +791,22 @@ export class MessageContext implements SenderHandler {
       ...(this.resource ? { resource: this.resource.def.uriTemplate } : {}),
       ...(this.auth ? { application: this.auth.application, user: this.auth.user } : {}),
     };
+  }
+
+  /**
+   * Whether a head about to be written holds a field no head may carry (transport/field-values.ts), in the
+   * fields mediation rewrote or the ones phases added; logs which, never the value. `wide`: the request head
+   * (written as UTF-8).
+   */
+  private unsafeHead(mediated: readonly string[], added: readonly string[], wide: boolean): UnsafeIn {
+    let where: UnsafeIn = UnsafeIn.MEDIATED;
+    let list = mediated;
+    let at = firstUnsafeField(list, wide);
+    if (at < 0) { where = UnsafeIn.ADDED; list = added; at = firstUnsafeField(list, wide); }
+    if (at < 0) return UnsafeIn.NONE;
+    this.gw.log.warn({ api: this.api?.def.id, path: this.path, problem: fieldProblem(list[at]!, list[at + 1]!, wide) },
+      'a header built by mediation or a phase cannot be written; the call is answered with a fault');
+    return where;
   }
 
   /** The message is over for the gateway: release the worker slot, publish the call. Runs once. */
@@ -771,6 +831,11 @@ export class MessageContext implements SenderHandler {
     this.errorState = err.state;
     this.fault({ code: err.code, status: 504, message: err.detail, description: err.description, sequence: this.api?.def.faultSequence ?? 'fault' });
   }
+}
+
+/** A header value as uWS must get it to write its bytes as they are: a Buffer when it is not ASCII. */
+function latin1(v: string): string | Buffer {
+  return Buffer.byteLength(v, 'utf8') === v.length ? v : Buffer.from(v, 'latin1');
 }
 
 function contentLengthOf(headers: readonly string[]): number {

@@ -109,6 +109,7 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
     tokenApi: tokenApiFront(config, tls),
     websocket: { ...ws, wssCa },
     state: threadState,
+    mediation: { respondReflectsRequestHeaders: mediation.respondReflectsRequestHeaders },
   });
   const count = passthru.ioThreads;
   if (count > os.availableParallelism()) log.warn({ ioThreads: count, cores: os.availableParallelism() }, 'more io threads than cores');

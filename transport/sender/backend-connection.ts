@@ -150,10 +150,14 @@ export class BackendConnection {
     ex.attach(this);
   }
 
-  /** Writes the request head (REQUEST_HEAD). */
+  /**
+   * Writes the request head (REQUEST_HEAD) as UTF-8: uWebSockets.js decodes the client's target and header
+   * bytes as UTF-8, so they go out as they came. Written as latin1, a character above U+00FF kept its low
+   * byte only, and a client's C4 8A (U+010A) reached the backend as a bare LF (transport/field-values.ts).
+   */
   writeHead(head: string): boolean {
     this.writing = true;
-    return this.out.write(head, 'latin1');
+    return this.out.write(head, 'utf8');
   }
 
   writeBody(chunk: Buffer, mode: BodyMode): boolean {
