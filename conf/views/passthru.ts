@@ -24,6 +24,10 @@ export interface PassthruView {
   readonly connectTimeoutMs: number;
   /** resourceLimits.maxYoungGenerationSizeMb of each io thread. */
   readonly ioThreadYoungGenerationMb: number;
+  /** Cap of a request body read whole (GraphQL, validation, content-aware in sequences), bytes: 413 above. */
+  readonly maxBufferedRequestBodySize: number;
+  /** Cap of a backend response held whole for an out sequence, bytes: 502 above. */
+  readonly maxBufferedResponseBodySize: number;
 }
 
 export function passthruView(config: Config): PassthruView {
@@ -47,6 +51,8 @@ export function passthruView(config: Config): PassthruView {
     allowSlowFallback: config.get('passthru_http.allow_slow_fallback'),
     connectTimeoutMs: config.get('passthru_http.backend_connect_timeout'),
     ioThreadYoungGenerationMb: config.get('passthru_http.io_thread_young_generation_mb'),
+    maxBufferedRequestBodySize: config.get('passthru_http.max_buffered_request_body_size'),
+    maxBufferedResponseBodySize: config.get('passthru_http.max_buffered_response_body_size'),
   };
 }
 

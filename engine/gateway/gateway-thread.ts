@@ -4,13 +4,14 @@ import type { Uws } from '../../transport/uws.js';
 import { HeaderRules, type HeaderRulesSettings } from '../../transport/header-rules.js';
 import { ProxyRules } from '../../transport/sender/proxy-rules.js';
 import type { SenderProxyView, PassthruView, ListenerView } from '../../conf/views/passthru.js';
+import type { GraphqlView } from '../../conf/views/security.js';
 import type { ApiDefinition } from '../registry/types.js';
 import { SenderPools, identityCheck, type SenderSettings } from './backend-target.js';
 import { DeployedApis } from './deployed-apis.js';
 import type { FaultRenderer } from './fault.js';
 import { SequenceFaultRenderer } from './sequence-faults.js';
 import { SequenceRegistry, type SequenceSet, type Codecs } from '../../mediation/index.js';
-import { MessageContext, MessagePhase, Slot, type GatewayRuntime } from './message-context.js';
+import { MessageContext, MessagePhase, Slot, type BufferLimits, type GatewayRuntime } from './message-context.js';
 import { stepsOf, type GatewayPhase, type PhaseStep } from './phase.js';
 import { buildPhases } from './phase-list.js';
 import { SharedStateReceiver } from './shared-state.js';
@@ -54,6 +55,8 @@ export interface GatewayThreadInit {
   readonly state: Readonly<Record<string, unknown>>;
   /** Mediation settings beyond the sequences: what `<respond/>` reflects. */
   readonly mediation: { readonly respondReflectsRequestHeaders: boolean };
+  /** [sluice.graphql] limits of a GraphQL query. */
+  readonly graphql: GraphqlView;
 }
 
 const DIGITS = /^\d{1,15}$/;
@@ -90,6 +93,7 @@ export class GatewayThread implements GatewayRuntime {
   readonly headerRules: HeaderRules;
   readonly workerPool: WorkerPool;
   readonly ioBufferSize: number;
+  readonly bufferLimits: BufferLimits;
   readonly pools: SenderPools;
   readonly deployed: DeployedApis;
   readonly ws: WebSocketGateway;
@@ -114,6 +118,7 @@ export class GatewayThread implements GatewayRuntime {
   ) {
     const p = init.passthru;
     this.ioBufferSize = p.ioBufferSize;
+    this.bufferLimits = { request: p.maxBufferedRequestBodySize, response: p.maxBufferedResponseBodySize };
     this.headerRules = new HeaderRules(init.headers);
     this.pools = new SenderPools(init.sender, new ProxyRules(init.proxies.http), new ProxyRules(init.proxies.https));
     this.deployed = new DeployedApis(this.pools, init.tokenApi?.origin ?? null, init.tokenApi?.ca);

@@ -13,7 +13,7 @@ import { CHUNK_FRAMING_BYTES, CORK_BUFFER_SIZE, HEAD_SLACK_BYTES, MAX_PIECE_PER_
 import { handlerError, type HandlerError } from '../../mediation/api-handler-errors.js';
 import { builtinFaultBody } from '../../mediation/fault.js';
 import { fieldProblem, firstUnsafeField, firstUnsafePair } from '../../transport/field-values.js';
-import { unsafeRequestHeader, unsafeResponseHeader } from './safety-faults.js';
+import { requestTooLarge, responseTooLarge, unsafeRequestHeader, unsafeResponseHeader } from './safety-faults.js';
 import type { WorkerPool } from './worker-pool.js';
 import type { ApiMediation } from './api-mediation.js';
 import type { CallFacts } from '../../mediation/index.js';
@@ -31,10 +31,18 @@ export interface GatewayRuntime {
   readonly workerPool: WorkerPool;
   readonly mediation: ApiMediation;
   readonly ioBufferSize: number;
+  /** Caps of what must be held whole: request bodies and out-sequence responses, bytes ([passthru_http]). */
+  readonly bufferLimits: BufferLimits;
   /** A message ended (answered, failed or abandoned): release its slot, publish the call event. */
   onMessageDone(ctx: MessageContext): void;
   /** A message started: tracked for the global timeout and graceful stop. */
   onMessageStart(ctx: MessageContext): void;
+}
+
+/** [passthru_http] max_buffered_request_body_size / max_buffered_response_body_size; an API may lower or raise either. */
+export interface BufferLimits {
+  readonly request: number;
+  readonly response: number;
 }
 
 /** Who a token speaks for: validated once, cached, shared by the calls that present it. */
@@ -182,6 +190,8 @@ export class MessageContext implements SenderHandler {
   private bodyComplete = false;
   /** The body must be whole before the call goes on (validation, content-aware mediation). */
   bufferWholeBody = false;
+  /** After a local answer, the rest of the request body is read and dropped and the client told to close. */
+  private drainRest = false;
   private bodyWaiter: (() => void) | null = null;
 
   // ---- the backend side ----
@@ -207,6 +217,8 @@ export class MessageContext implements SenderHandler {
   private endDeferred = false;
   /** The API's out sequence reads the body: the response is held whole and written at its end. */
   private heldResponse: Buffer[] | null = null;
+  private heldBytes = 0;
+  private heldLimit = 0;
   /** An out sequence rewrote `respHeaders`: they are checked whole before the response head is written. */
   private respMediated = false;
   /** The fault that ended the call, for logs and the access log. */
@@ -281,8 +293,14 @@ export class MessageContext implements SenderHandler {
     if (chunk !== null) {
       (this.pendingBody ??= []).push(chunk);
       this.pendingBytes += chunk.length;
-      // Unless the whole body is wanted, hold no more than a few buffers' worth before dispatch.
-      if (!this.bufferWholeBody && this.pendingBytes > this.gw.ioBufferSize * 4) this.pauseClient();
+      if (this.bufferWholeBody) {
+        // Held whole: refused as soon as it passes the cap (chunked, or more bytes than its Content-Length said).
+        const limit = this.requestBodyLimit();
+        if (this.pendingBytes > limit) { this.bodyTooLarge(limit); return; }
+      } else if (this.pendingBytes > this.gw.ioBufferSize * 4) {
+        // Unless the whole body is wanted, hold no more than a few buffers' worth before dispatch.
+        this.pauseClient();
+      }
     }
     if (isLast && this.bodyWaiter !== null) {
       const w = this.bodyWaiter;
@@ -292,9 +310,15 @@ export class MessageContext implements SenderHandler {
   }
 
 
-  /** Calls `then` once the whole request body is here (at once when there is none or it already is). */
+  /**
+   * Calls `then` once the whole request body is here (at once when there is none or it already is). A body
+   * over the cap (requestBodyLimit) is answered 413 instead, at once when its Content-Length says so, and
+   * `then` never runs.
+   */
   whenBodyComplete(then: () => void): void {
     this.bufferWholeBody = true;
+    const limit = this.requestBodyLimit();
+    if (this.contentLength > limit || this.pendingBytes > limit) { this.bodyTooLarge(limit); return; }
     if (!this.hasBody || this.bodyComplete) { then(); return; }
     this.resumeClient();
     this.bodyWaiter = then;
@@ -308,6 +332,27 @@ export class MessageContext implements SenderHandler {
     const all = Buffer.concat(p);
     this.pendingBody = [all];
     return all;
+  }
+
+  /** The most this call's request body may take when it must be held whole: the API's own cap, else the node's. */
+  requestBodyLimit(): number {
+    return this.api?.def.maxBufferedRequestBodySize ?? this.gw.bufferLimits.request;
+  }
+
+  /**
+   * 413; nothing went to the backend. Unless the body is all here, the answer says `Connection: close` and
+   * the rest of the body is read and dropped, never held: closing at once, with the client's bytes still
+   * unread, makes the kernel reset the connection, and the client may lose the 413 it has not read yet
+   * (the lingering close of nginx and Apache; docs/decisions.md). The client closes (RFC 9112 §9.6).
+   */
+  private bodyTooLarge(limit: number): void {
+    this.pendingBody = null;
+    this.pendingBytes = 0;
+    this.bodyWaiter = null;
+    this.gw.log.info({ api: this.api?.def.id, method: this.method, path: this.path, limit, contentLength: this.contentLength },
+      'request body over the cap of what the gateway reads whole: 413, connection: close, the rest of the body dropped');
+    if (this.hasBody && !this.bodyComplete) { this.drainRest = true; this.resumeClient(); }
+    this.fault(requestTooLarge(limit, this.api?.def.faultSequence ?? 'fault'));
   }
 
   /** Replaces the buffered body (mediation rewrote it). */
@@ -502,7 +547,12 @@ export class MessageContext implements SenderHandler {
   onData(chunk: Buffer): boolean {
     if (this.finished || this.aborted) return true;
     // The chunk may be a view of the backend connection's read buffer (SenderHandler.onData): kept, it is copied.
-    if (this.heldResponse !== null) { this.heldResponse.push(Buffer.from(chunk)); return true; }
+    if (this.heldResponse !== null) {
+      this.heldBytes += chunk.length;
+      if (this.heldBytes > this.heldLimit) { this.responseTooLarge(this.heldLimit); return true; }
+      this.heldResponse.push(Buffer.from(chunk));
+      return true;
+    }
     this.respBytes += chunk.length;
     if (this.respTotal < 0) return this.writeChunk(chunk);
     if (this.inCork) return this.writeDataCorked(chunk);
@@ -616,7 +666,13 @@ export class MessageContext implements SenderHandler {
       this.gw.log.warn({ api: this.api?.def.id, sequence: name }, 'the out sequence of this API is not deployed; response passed as it is');
       return false;
     }
-    if (med.touchesBody(name) && !this.respNoBody) { this.heldResponse = []; return true; }
+    if (med.touchesBody(name) && !this.respNoBody) {
+      const limit = this.api?.def.maxBufferedResponseBodySize ?? this.gw.bufferLimits.response;
+      if (this.respTotal > limit) { this.responseTooLarge(limit); return true; }
+      this.heldLimit = limit;
+      this.heldResponse = [];
+      return true;
+    }
     const r = med.run(seq, 'response', this.callFacts(), this.respHeaders!, null, this.respStatus);
     if (r.kind === 'continue') {
       this.respStatus = r.status;
@@ -636,6 +692,14 @@ export class MessageContext implements SenderHandler {
     const sequence = this.api?.def.faultSequence ?? 'fault';
     if (unsafeHeader) this.fault(unsafeResponseHeader(sequence));
     else this.fault({ code: TransportErrorCode.RESPONSE_PROCESSING_FAILURE, status: 500, message: 'Response processing failed', description: `The out sequence ${name} failed`, sequence });
+  }
+
+  /** 502: the response held for the out sequence passed its cap; the backend connection is dropped. */
+  private responseTooLarge(limit: number): void {
+    this.heldResponse = null;
+    this.gw.log.warn({ api: this.api?.def.id, path: this.path, limit, contentLength: this.respTotal, backend: this.target?.url },
+      'backend response over the cap of what the out sequence may hold: 502');
+    this.fault(responseTooLarge(limit, this.api?.def.faultSequence ?? 'fault'));
   }
 
   private completeHeldResponse(): void {
@@ -762,8 +826,10 @@ export class MessageContext implements SenderHandler {
     const res = this.res;
     this.responseStarted = true;
     const extra = this.extraResponseHeaders;
-    // The request body was not read: close rather than guess where the next request starts.
-    const close = this.hasBody && !this.bodyComplete;
+    // The request body was not read: close rather than guess where the next request starts (unless it is
+    // drained: then the client is asked to close).
+    const drain = this.drainRest;
+    const close = this.hasBody && !this.bodyComplete && !drain;
     // `end(body)` has no offset to resume from: a body that might overflow the cork after the head is
     // ended outside it, where uWS keeps whatever the client cannot take yet (uws-cork.ts).
     const inline = body === null || body.length + headBytes(status, headers, extra) + HEAD_SLACK_BYTES <= CORK_BUFFER_SIZE;
@@ -772,6 +838,7 @@ export class MessageContext implements SenderHandler {
       // uWS writes strings as UTF-8; header values are bytes (latin1), as in the backend's head.
       for (const [k, v] of headers) res.writeHeader(k, latin1(v));
       for (let i = 0; i < extra.length; i += 2) res.writeHeader(extra[i]!, latin1(extra[i + 1]!));
+      if (drain) res.writeHeader('Connection', 'close');
       if (!inline) return;
       if (body === null) res.endWithoutBody(0, close);
       else res.end(body, close);

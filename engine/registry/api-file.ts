@@ -7,7 +7,8 @@ const STATES = ['CREATED', 'PUBLISHED', 'BLOCKED', 'DEPRECATED', 'RETIRED', 'PRO
 const AUTH_TYPES: readonly AuthType[] = ['None', 'Application', 'Application User', 'Application & Application User'];
 const VERBS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'] as const;
 const KNOWN_FIELDS = new Set(['name', 'context', 'version', 'type', 'lifecycle_state', 'throttling_policy', 'endpoints', 'resources',
-  'in_sequence', 'out_sequence', 'fault_sequence', 'cors', 'backend_max_tps', 'client_certificates', 'description']);
+  'in_sequence', 'out_sequence', 'fault_sequence', 'cors', 'backend_max_tps', 'client_certificates', 'description',
+  'max_buffered_request_body_size', 'max_buffered_response_body_size']);
 
 function endpointUrl(f: Fields, obj: Record<string, unknown>, name: string, type: string): string | undefined {
   const v = f.string(obj, name);
@@ -16,6 +17,13 @@ function endpointUrl(f: Fields, obj: Record<string, unknown>, name: string, type
   try { u = new URL(v); } catch { throw new DeclarativeFileError(f.file, `endpoints.${name}: "${v}" is not a URL`); }
   const ok = type === 'WS' ? ['ws:', 'wss:', 'http:', 'https:'] : ['http:', 'https:'];
   if (!ok.includes(u.protocol)) throw new DeclarativeFileError(f.file, `endpoints.${name}: scheme ${u.protocol} is not supported for a ${type} API`);
+  return v;
+}
+
+/** A byte cap: an integer of at least 1024 (the same floor as the [passthru_http] keys). */
+function byteLimit(f: Fields, doc: Record<string, unknown>, name: string): number | undefined {
+  const v = f.number(doc, name);
+  if (v !== undefined && (!Number.isSafeInteger(v) || v < 1024)) throw new DeclarativeFileError(f.file, `${name}: ${v} must be a whole number of bytes, at least 1024`);
   return v;
 }
 
@@ -63,6 +71,8 @@ export function parseApiDefinition(doc: Record<string, unknown>, file: string): 
     if (cors.allowCredentials && cors.allowOrigins.includes('*')) throw new DeclarativeFileError(file, 'cors.allow_credentials = true needs explicit allow_origins, not "*"');
   }
   const backendMaxTps = f.number(doc, 'backend_max_tps');
+  const maxRequest = byteLimit(f, doc, 'max_buffered_request_body_size');
+  const maxResponse = byteLimit(f, doc, 'max_buffered_response_body_size');
   const inSequence = f.string(doc, 'in_sequence');
   const outSequence = f.string(doc, 'out_sequence');
   const faultSequence = f.string(doc, 'fault_sequence');
@@ -78,6 +88,8 @@ export function parseApiDefinition(doc: Record<string, unknown>, file: string): 
     ...(faultSequence ? { faultSequence } : {}),
     ...(cors ? { cors } : {}),
     ...(backendMaxTps !== undefined ? { backendMaxTps } : {}),
+    ...(maxRequest !== undefined ? { maxBufferedRequestBodySize: maxRequest } : {}),
+    ...(maxResponse !== undefined ? { maxBufferedResponseBodySize: maxResponse } : {}),
     ...(doc['client_certificates'] !== undefined ? { clientCertificates: f.strings(doc, 'client_certificates') } : {}),
     source: path.resolve(file),
   };
