@@ -53,8 +53,8 @@ export interface GatewayThreadInit {
   readonly websocket: WebSocketSettings;
   /** Initial values of the shared state keys (see shared-state.ts). */
   readonly state: Readonly<Record<string, unknown>>;
-  /** Mediation settings beyond the sequences: what `<respond/>` reflects. */
-  readonly mediation: { readonly respondReflectsRequestHeaders: boolean };
+  /** Mediation settings beyond the sequences: what `<respond/>` reflects, what the log mediator masks. */
+  readonly mediation: { readonly respondReflectsRequestHeaders: boolean; readonly maskedHeaders: readonly string[] };
   /** [sluice.graphql] limits of a GraphQL query. */
   readonly graphql: GraphqlView;
 }
@@ -123,7 +123,7 @@ export class GatewayThread implements GatewayRuntime {
     this.pools = new SenderPools(init.sender, new ProxyRules(init.proxies.http), new ProxyRules(init.proxies.https));
     this.deployed = new DeployedApis(this.pools, init.tokenApi?.origin ?? null, init.tokenApi?.ca);
     this.deployed.deploy(init.apis);
-    this.faults = new SequenceFaultRenderer(SequenceRegistry.compile(init.sequences, { logger: log, codecs }));
+    this.faults = new SequenceFaultRenderer(SequenceRegistry.compile(init.sequences, { logger: log, codecs, maskedHeaders: init.mediation.maskedHeaders }));
     this.mediation = new ApiMediation(() => this.faults.registry, codecs, log, init.mediation);
     this.mediation.deploy(init.sequences);
     this.workerPool = new WorkerPool({ core: p.workerPoolCore, max: p.workerPoolMax, queueLength: p.workerPoolQueueLength }, log);
@@ -272,7 +272,7 @@ export class GatewayThread implements GatewayRuntime {
 
   /** New sequences: a new registry, swapped whole (calls in flight keep the one they hold). */
   deploySequences(set: SequenceSet): void {
-    this.faults.registry = SequenceRegistry.compile(set, { logger: this.log, codecs: this.codecs });
+    this.faults.registry = SequenceRegistry.compile(set, { logger: this.log, codecs: this.codecs, maskedHeaders: this.init.mediation.maskedHeaders });
     this.mediation.deploy(set);
     this.ws.deploySequences(this.faults.registry, set);
   }

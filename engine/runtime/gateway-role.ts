@@ -109,7 +109,7 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
     tokenApi: tokenApiFront(config, tls),
     websocket: { ...ws, wssCa },
     state: threadState,
-    mediation: { respondReflectsRequestHeaders: mediation.respondReflectsRequestHeaders },
+    mediation: { respondReflectsRequestHeaders: mediation.respondReflectsRequestHeaders, maskedHeaders: [tokenValidationView(config).authHeader] },
     graphql: graphqlView(config),
   });
   const count = passthru.ioThreads;
