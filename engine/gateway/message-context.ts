@@ -811,9 +811,10 @@ export class MessageContext implements SenderHandler {
    */
   respond(status: number, headers: readonly (readonly [string, string])[], body: Buffer | null): void {
     if (this.finished) return;
-    if (firstUnsafePair(headers) >= 0 || firstUnsafeField(this.extraResponseHeaders) >= 0) {
-      const bad = headers[firstUnsafePair(headers)] ?? ['', ''];
-      this.gw.log.error({ api: this.api?.def.id, path: this.path, status, problem: fieldProblem(bad[0], bad[1]) || 'a header added by a phase' },
+    const badAt = firstUnsafePair(headers);
+    if (badAt >= 0 || firstUnsafeField(this.extraResponseHeaders) >= 0) {
+      const bad = headers[badAt];
+      this.gw.log.error({ api: this.api?.def.id, path: this.path, status, problem: bad ? fieldProblem(bad[0], bad[1]) : 'a header added by a phase' },
         'a local answer carried a header no head may carry; the built-in fault body is sent instead');
       this.addedResponse = null;
       this.errorCode = TransportErrorCode.RESPONSE_PROCESSING_FAILURE;
