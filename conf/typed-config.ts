@@ -10,7 +10,7 @@ import { passthruView, passthruListeners, senderProxies } from './views/passthru
 import { mediationView } from './views/mediation.js';
 import { oauthView, tokenPersistenceView, keyManagerAccessView, servletView, revocationView, authenticationView } from './views/keymanager.js';
 import { apimDbView } from './views/store.js';
-import { corsView, backendJwtView, mutualSslView, transportHeadersView, tokenValidationView } from './views/security.js';
+import { corsView, backendJwtView, mutualSslView, transportHeadersView, tokenValidationView, graphqlView } from './views/security.js';
 import { healthCheckView, accessLogView, analyticsView, tracingView, metricsView } from './views/operations.js';
 import { eventHubView, artifactSyncView, gatewayNotificationView, gatewayEnvironments, eventRedisView, adminApiView } from './views/control-plane.js';
 import { throttlingView } from './views/throttling.js';
@@ -34,7 +34,7 @@ export * from './views/websocket.js';
 const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [
   roles, ports, logView, listenerTls, senderTls, passthruView, passthruListeners, senderProxies, mediationView,
   oauthView, tokenPersistenceView, keyManagerAccessView, servletView, revocationView, authenticationView, apimDbView,
-  corsView, backendJwtView, mutualSslView, transportHeadersView, tokenValidationView,
+  corsView, backendJwtView, mutualSslView, transportHeadersView, tokenValidationView, graphqlView,
   healthCheckView, accessLogView, analyticsView, tracingView, metricsView,
   eventHubView, artifactSyncView, gatewayNotificationView, gatewayEnvironments, eventRedisView, adminApiView,
   throttlingView, redisView, websocketView,

@@ -45,6 +45,19 @@ export const SLUICE_KEYS = [
     notes: 'time allowed to open a backend connection (101508 when exceeded)' }),
   key('passthru_http', 'io_thread_young_generation_mb', 'integer', { default: 12, min: 3, sluice: true,
     notes: 'V8 young generation of each io thread, MiB: the bound of its short-lived garbage (RSS under load); larger scavenges less often' }),
+  // Secure by default: what must be held whole is capped (docs/security.md); an API file may set its own.
+  key('passthru_http', 'max_buffered_request_body_size', 'integer', { default: 10485760, min: 1024, sluice: true,
+    notes: 'largest request body the gateway reads whole (GraphQL, body validation, content-aware in sequences), bytes; 413 above it. Streamed bodies have no cap' }),
+  key('passthru_http', 'max_buffered_response_body_size', 'integer', { default: 10485760, min: 1024, sluice: true,
+    notes: 'largest backend response an out sequence holds whole, bytes; 502 (101510) above it. Streamed responses have no cap' }),
+  // [mediation]
+  key('mediation', 'respond_reflects_request_headers', 'boolean', { default: false, sluice: true,
+    notes: '<respond/> in a request flow answers with every request header, as the reference system does; false: only the headers the sequence set' }),
+  // [sluice.graphql]
+  key('sluice.graphql', 'max_tokens', 'integer', { default: 15000, min: 1, sluice: true,
+    notes: 'most lexical tokens a GraphQL query may hold (graphql parse maxTokens); 900422 above it' }),
+  key('sluice.graphql', 'max_depth', 'integer', { default: 100, min: 1, sluice: true,
+    notes: 'deepest nesting of braces, brackets and parentheses a GraphQL query may have; 900422 above it' }),
   // [apim.cache.gateway_token]
   key('apim.cache.gateway_token', 'max_entries', 'integer', { default: 100000, min: 1, sluice: true,
     notes: 'bound of the gateway token cache, per io thread; the oldest entries go first' }),

@@ -2,13 +2,14 @@ import type { Logger } from 'pino';
 import { HeaderRules, type HeaderRulesSettings } from '../../transport/header-rules.js';
 import { ProxyRules } from '../../transport/sender/proxy-rules.js';
 import type { SenderProxyView, PassthruView, ListenerView } from '../../conf/views/passthru.js';
+import type { GraphqlView } from '../../conf/views/security.js';
 import type { ApiDefinition } from '../registry/types.js';
 import { SenderPools, identityCheck, type SenderSettings } from './backend-target.js';
 import { DeployedApis } from './deployed-apis.js';
 import type { FaultRenderer } from './fault.js';
 import { SequenceFaultRenderer } from './sequence-faults.js';
 import { SequenceRegistry, type SequenceSet, type Codecs } from '../../mediation/index.js';
-import { MessageContext, MessagePhase, Slot, type GatewayRuntime } from './message-context.js';
+import { MessageContext, MessagePhase, Slot, type BufferLimits, type GatewayRuntime } from './message-context.js';
 import { stepsOf, type GatewayPhase, type PhaseStep } from './phase.js';
 import { buildPhases } from './phase-list.js';
 import { SharedStateReceiver } from './shared-state.js';
@@ -48,6 +49,10 @@ export interface GatewayThreadInit {
   readonly websocket: WebSocketSettings;
   /** Initial values of the shared state keys (see shared-state.ts). */
   readonly state: Readonly<Record<string, unknown>>;
+  /** Mediation settings beyond the sequences: what `<respond/>` reflects, what the log mediator masks. */
+  readonly mediation: { readonly respondReflectsRequestHeaders: boolean; readonly maskedHeaders: readonly string[] };
+  /** [sluice.graphql] limits of a GraphQL query. */
+  readonly graphql: GraphqlView;
 }
 
 /** At the end of a stop: time for the last responses to leave before every remaining socket is closed. */
@@ -70,6 +75,7 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
   readonly headerRules: HeaderRules;
   readonly workerPool: WorkerPool;
   readonly ioBufferSize: number;
+  readonly bufferLimits: BufferLimits;
   readonly pools: SenderPools;
   readonly deployed: DeployedApis;
   readonly ws: WebSocketGateway;
@@ -92,12 +98,13 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
   ) {
     const p = init.passthru;
     this.ioBufferSize = p.ioBufferSize;
+    this.bufferLimits = { request: p.maxBufferedRequestBodySize, response: p.maxBufferedResponseBodySize };
     this.headerRules = new HeaderRules(init.headers);
     this.pools = new SenderPools(init.sender, new ProxyRules(init.proxies.http), new ProxyRules(init.proxies.https));
     this.deployed = new DeployedApis(this.pools, init.tokenApi?.origin ?? null, init.tokenApi?.ca);
     this.deployed.deploy(init.apis);
-    this.faults = new SequenceFaultRenderer(SequenceRegistry.compile(init.sequences, { logger: log, codecs }));
-    this.mediation = new ApiMediation(() => this.faults.registry, codecs, log);
+    this.faults = new SequenceFaultRenderer(SequenceRegistry.compile(init.sequences, { logger: log, codecs, maskedHeaders: init.mediation.maskedHeaders }));
+    this.mediation = new ApiMediation(() => this.faults.registry, codecs, log, init.mediation);
     this.mediation.deploy(init.sequences);
     this.workerPool = new WorkerPool({ core: p.workerPoolCore, max: p.workerPoolMax, queueLength: p.workerPoolQueueLength }, log);
     this.state = new SharedStateReceiver(init.state);
@@ -217,7 +224,7 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
 
   /** New sequences: a new registry, swapped whole (calls in flight keep the one they hold). */
   deploySequences(set: SequenceSet): void {
-    this.faults.registry = SequenceRegistry.compile(set, { logger: this.log, codecs: this.codecs });
+    this.faults.registry = SequenceRegistry.compile(set, { logger: this.log, codecs: this.codecs, maskedHeaders: this.init.mediation.maskedHeaders });
     this.mediation.deploy(set);
     this.ws.deploySequences(this.faults.registry, set);
   }

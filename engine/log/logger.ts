@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pino, type Logger, type LevelWithSilent, type DestinationStream } from 'pino';
 import { SLUICE_VERSION } from '../../conf/version.js';
+import { escapeLogText } from '../../mediation/log-text.js';
 
 export type { Logger };
 
@@ -19,8 +20,15 @@ export interface LogSettings {
 /** Fields every JSON line carries: `service` and `version` say which program wrote it (log shippers group by them). */
 export const LOG_SERVICE = 'sluice';
 const BASE_FIELDS = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'thread', 'component', 'service', 'version']);
+/** A field value written quoted (JSON-escaped): whitespace, or any control character. */
+// eslint-disable-next-line no-control-regex
+const NEEDS_QUOTES = /[\s\u0000-\u001f\u007f-\u009f]/;
 
-/** One JSON record from pino -> `2026-11-21T10:00:00.000Z INFO [io-1] transport: message key=value`. */
+/**
+ * One JSON record from pino -> `2026-11-21T10:00:00.000Z INFO [io-1] transport: message key=value`. One
+ * record is one line: a message or a field holding CR, LF or another control (request data in a log line)
+ * is written escaped, never raw.
+ */
 function toText(line: string): string {
   let rec: Record<string, unknown>;
   try { rec = JSON.parse(line) as Record<string, unknown>; } catch { return line; }
@@ -31,9 +39,10 @@ function toText(line: string): string {
   let extra = '';
   for (const [k, v] of Object.entries(rec)) {
     if (BASE_FIELDS.has(k)) continue;
-    extra += ` ${k}=${typeof v === 'string' ? (/\s/.test(v) ? JSON.stringify(v) : v) : JSON.stringify(v)}`;
+    // JSON escapes C0 controls only; escapeLogText takes the C1 ones and the line separators.
+    extra += ` ${k}=${typeof v === 'string' ? (NEEDS_QUOTES.test(v) ? escapeLogText(JSON.stringify(v)) : v) : escapeLogText(JSON.stringify(v))}`;
   }
-  return `${time} ${level.padEnd(5)}${where}${comp} ${String(rec['msg'] ?? '')}${extra}\n`;
+  return `${time} ${level.padEnd(5)}${where}${comp} ${escapeLogText(String(rec['msg'] ?? ''))}${extra}\n`;
 }
 
 class TextStream implements DestinationStream {

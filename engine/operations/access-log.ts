@@ -3,7 +3,7 @@ import type { CallRecord } from '../gateway/telemetry/types.js';
 import type { AccessLogView } from '../../conf/views/operations.js';
 import type { ServletRequestLog } from '../servlet/server.js';
 import { FileSink } from './file-sink.js';
-import { loggablePath } from './redact.js';
+import { loggablePath } from '../../transport/sensitive-fields.js';
 
 /** A finished request on a servlet port (token endpoint, admin API, health, metrics). */
 export type ServletRecord = ServletRequestLog;

@@ -6,7 +6,7 @@ import { readCalls } from '../gateway/telemetry/call-columns.js';
 import { AccessLog, type ServletRecord } from './access-log.js';
 import { AnalyticsLog } from './analytics.js';
 import { NodeMetrics } from './metrics.js';
-import { SENSITIVE_HEADERS } from './redact.js';
+import { SENSITIVE_HEADERS } from '../../transport/sensitive-fields.js';
 import { reportersFor, spansOf, type SpanReporter } from './tracing.js';
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);

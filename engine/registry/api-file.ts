@@ -8,7 +8,8 @@ const STATES = ['CREATED', 'PUBLISHED', 'BLOCKED', 'DEPRECATED', 'RETIRED', 'PRO
 const AUTH_TYPES: readonly AuthType[] = ['None', 'Application', 'Application User', 'Application & Application User'];
 const VERBS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'] as const;
 const KNOWN_FIELDS = new Set(['name', 'context', 'version', 'type', 'lifecycle_state', 'throttling_policy', 'endpoints', 'resources',
-  'in_sequence', 'out_sequence', 'fault_sequence', 'cors', 'backend_max_tps', 'client_certificates', 'description']);
+  'in_sequence', 'out_sequence', 'fault_sequence', 'cors', 'backend_max_tps', 'client_certificates', 'description',
+  'max_buffered_request_body_size', 'max_buffered_response_body_size']);
 
 function endpointUrl(f: Fields, obj: Record<string, unknown>, name: string, type: string): string | undefined {
   const v = f.string(obj, name);
@@ -32,6 +33,13 @@ function checkCredentialedOrigins(cf: Fields, origins: readonly string[]): void 
   for (const o of origins) {
     if (o === '*' || o.toLowerCase() === 'null') throw cf.error('allow_origins', `"${o}" cannot be combined with allow_credentials = true; list explicit origins`);
   }
+}
+
+/** A byte cap: an integer of at least 1024 (the same floor as the [passthru_http] keys). */
+function byteLimit(f: Fields, doc: Record<string, unknown>, name: string): number | undefined {
+  const v = f.number(doc, name);
+  if (v !== undefined && (!Number.isSafeInteger(v) || v < 1024)) throw f.error(name, `${v} must be a whole number of bytes, at least 1024`);
+  return v;
 }
 
 /**
@@ -81,6 +89,8 @@ export function parseApiDefinition(doc: Record<string, unknown>, file: string, l
     if (cors.allowCredentials) checkCredentialedOrigins(cf, cors.allowOrigins);
   }
   const backendMaxTps = f.number(doc, 'backend_max_tps');
+  const maxRequest = byteLimit(f, doc, 'max_buffered_request_body_size');
+  const maxResponse = byteLimit(f, doc, 'max_buffered_response_body_size');
   const inSequence = f.string(doc, 'in_sequence');
   const outSequence = f.string(doc, 'out_sequence');
   const faultSequence = f.string(doc, 'fault_sequence');
@@ -96,6 +106,8 @@ export function parseApiDefinition(doc: Record<string, unknown>, file: string, l
     ...(faultSequence ? { faultSequence } : {}),
     ...(cors ? { cors } : {}),
     ...(backendMaxTps !== undefined ? { backendMaxTps } : {}),
+    ...(maxRequest !== undefined ? { maxBufferedRequestBodySize: maxRequest } : {}),
+    ...(maxResponse !== undefined ? { maxBufferedResponseBodySize: maxResponse } : {}),
     ...(doc['client_certificates'] !== undefined ? { clientCertificates: f.strings(doc, 'client_certificates') } : {}),
     source: path.resolve(file),
   };

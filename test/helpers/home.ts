@@ -118,7 +118,7 @@ ${o.sandbox ? `sandbox = "${o.sandbox}"` : ''}
 }
 
 /** An API definition file (the agreed format) with open resources for the given verbs. */
-export function apiToml(o: { name: string; context: string; production?: string; sandbox?: string; version?: string; state?: string; verbs?: string[]; template?: string; extra?: string; authType?: string }): string {
+export function apiToml(o: { name: string; context: string; production?: string; sandbox?: string; version?: string; type?: string; state?: string; verbs?: string[]; template?: string; extra?: string; authType?: string }): string {
   const verbs = o.verbs ?? ['GET', 'POST', 'PUT', 'DELETE', 'HEAD', 'PATCH'];
   return `${apiHeadToml(o)}${verbs.map((v) => `[[resources]]
 verb = "${v}"
