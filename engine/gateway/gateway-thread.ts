@@ -23,6 +23,7 @@ import { TracePhase } from './telemetry/trace.js';
 import { WebSocketGateway, type WebSocketSettings } from '../websocket/websocket-gateway.js';
 import { clientAddress } from '../../transport/client-address.js';
 import { InFlightCalls } from './in-flight-calls.js';
+import { RepeatedWarnings } from '../log/repeated-warnings.js';
 import { performance } from 'node:perf_hooks';
 
 export interface ListenerTlsFiles {
@@ -91,6 +92,7 @@ export class GatewayThread implements GatewayRuntime {
   readonly pools: SenderPools;
   readonly deployed: DeployedApis;
   readonly ws: WebSocketGateway;
+  readonly warnings: RepeatedWarnings;
   private readonly inFlight = new InFlightCalls<MessageContext>();
   private readonly listenSockets: us_listen_socket[] = [];
   private readonly apps: TemplatedApp[] = [];
@@ -111,6 +113,7 @@ export class GatewayThread implements GatewayRuntime {
     readonly notifyMain: (extension: string, payload: unknown) => void = () => {},
   ) {
     const p = init.passthru;
+    this.warnings = new RepeatedWarnings(log);
     this.ioBufferSize = p.ioBufferSize;
     this.headerRules = new HeaderRules(init.headers);
     this.pools = new SenderPools(init.sender, new ProxyRules(init.proxies.http), new ProxyRules(init.proxies.https));
@@ -210,7 +213,7 @@ export class GatewayThread implements GatewayRuntime {
     const a = this.workerPool.admit(ctx);
     if (a === Admission.ADMITTED) { ctx.onSlot(); return; }
     if (a === Admission.QUEUED) { ctx.slot = Slot.WAITING; ctx.phase = MessagePhase.QUEUED; return; }
-    this.log.warn({ path: ctx.path, max: this.workerPool.settings.max, queue: this.workerPool.settings.queueLength },
+    this.warnings.warn('worker pool full', { path: ctx.path, max: this.workerPool.settings.max, queue: this.workerPool.settings.queueLength },
       'worker pool queue full: message dropped');
     ctx.fault({ code: 503, status: 503, message: 'Service Unavailable', description: 'The gateway is at capacity; retry later', sequence: 'fault' });
   }
@@ -291,6 +294,7 @@ export class GatewayThread implements GatewayRuntime {
         this.workerPool.stop();
         this.security.stop();
         this.pools.destroyAll();
+        this.warnings.stop();
         // Sockets uWS still holds (a WebSocket client that has not answered our close frame, an idle
         // keep-alive connection) would abort the process when the thread's loop closes: close them all,
         // a moment after the last call ended so that its response, written inside a cork, has left.

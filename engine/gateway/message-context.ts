@@ -15,11 +15,14 @@ import type { WorkerPool } from './worker-pool.js';
 import type { ApiMediation } from './api-mediation.js';
 import type { CallFacts } from '../../mediation/index.js';
 import type { TraceRecord } from './telemetry/types.js';
+import type { RepeatedWarnings } from '../log/repeated-warnings.js';
 import { performance } from 'node:perf_hooks';
 
 /** What a message needs from its io thread. */
 export interface GatewayRuntime {
   readonly log: Logger;
+  /** Per-call warnings (backend failures, timeouts) go through it: one line per kind and window, with a count. */
+  readonly warnings: RepeatedWarnings;
   readonly phases: readonly GatewayPhase[];
   /** The phases' onRequest, bound, in the same order (phase.ts). */
   readonly phaseSteps: readonly PhaseStep[];
@@ -325,7 +328,7 @@ export class MessageContext implements SenderHandler {
     if (this.hasBody && !this.bodyComplete) {
       this.errorCode = TransportErrorCode.INCOMPLETE_PAYLOAD;
       this.errorMessage = 'Incomplete payload';
-      this.gw.log.warn({ code: 102511, method: this.method, path: this.path, state: ex ? stateName(ex.state) : 'REQUEST_READY' },
+      this.gw.warnings.warn(`102511 ${this.api?.def.id ?? ''}`, { code: 102511, method: this.method, path: this.path, state: ex ? stateName(ex.state) : 'REQUEST_READY' },
         'client closed the connection before the request body was complete; backend request aborted');
     } else if (ex !== null) {
       this.errorCode = TransportErrorCode.CONNECTION_CANCELED;
@@ -457,7 +460,7 @@ export class MessageContext implements SenderHandler {
     this.respNoBody = noBody;
     this.respTotal = bodyLength;
     if (status >= 500 && this.gw.headerRules.warnOnHttp500(this.target?.host ?? '')) {
-      this.gw.log.warn({ status, api: this.api?.def.id, path: this.path }, 'backend answered with a server error');
+      this.gw.warnings.warn(`5xx ${this.target?.url ?? ''}`, { status, api: this.api?.def.id, path: this.path }, 'backend answered with a server error');
     }
     const out = this.api?.def.outSequence;
     if (out !== undefined && this.outSequence(out)) return;
@@ -659,10 +662,9 @@ export class MessageContext implements SenderHandler {
     this.exchange = null;
     this.errorBase = err.base;
     this.errorState = err.state;
-    const log = this.gw.log;
     if (this.responseStarted) {
       // The status is already out: the only honest signal left is to cut the connection.
-      log.warn({ code: err.code, base: err.base, state: stateName(err.state), api: this.api?.def.id, path: this.path, reason: err.reason },
+      this.gw.warnings.warn(`${err.code} ${this.target?.url ?? ''} incomplete`, { code: err.code, base: err.base, state: stateName(err.state), api: this.api?.def.id, path: this.path, reason: err.reason },
         `${err.message}: the response was incomplete, client connection closed`);
       this.errorCode = err.code;
       this.errorMessage = err.detail;
@@ -670,7 +672,7 @@ export class MessageContext implements SenderHandler {
       this.finish();
       return;
     }
-    log.warn({ code: err.code, base: err.base, state: stateName(err.state), api: this.api?.def.id, path: this.path, reason: err.reason, backend: this.target?.url },
+    this.gw.warnings.warn(`${err.code} ${this.target?.url ?? ''}`, { code: err.code, base: err.base, state: stateName(err.state), api: this.api?.def.id, path: this.path, reason: err.reason, backend: this.target?.url },
       err.message);
     this.fault({
       code: err.code,
@@ -763,7 +765,7 @@ export class MessageContext implements SenderHandler {
   timedOut(limitMs: number): void {
     if (this.finished) return;
     const state = this.exchange?.state ?? ProtocolState.REQUEST_READY;
-    this.gw.log.warn({ api: this.api?.def.id, path: this.path, state: stateName(state), limitMs },
+    this.gw.warnings.warn(`global-timeout ${this.api?.def.id ?? ''}`, { api: this.api?.def.id, path: this.path, state: stateName(state), limitMs },
       'no complete response within synapse.global_timeout_interval; the late response will be dropped');
     const err = new BackendTransportError(TransportErrorCode.CONNECTION_TIMED_OUT, state, 'global timeout');
     if (this.responseStarted) { this.onError(err); return; }

@@ -243,7 +243,7 @@ export class WebSocketGateway implements RelayFilter<WsSession>, RelayListener<W
   private dropped(relay: Relay, error: string, faultBody: Buffer | null, faultBinary: boolean): void {
     const s = relay.meta;
     s.mediationDrops++;
-    if (error !== '') this.host.log.warn({ session: s.id, api: s.api.id, err: error }, 'a WebSocket dispatch sequence failed: message dropped');
+    if (error !== '') this.host.warnings.warn(`ws dispatch ${s.api.id}`, { session: s.id, api: s.api.id, err: error }, 'a WebSocket dispatch sequence failed: message dropped');
     if (faultBody !== null) relay.toClient(faultBody, faultBinary);
   }
 
