@@ -6,6 +6,7 @@ import type { Exchange } from '../../transport/sender/exchange.js';
 import { BodyMode, type SenderHandler } from '../../transport/sender/sender-handler.js';
 import type { ApiRuntime, ResourceRuntime } from './api-router.js';
 import type { BackendTarget } from './backend-target.js';
+import type { ApiEndpoints } from './deployed-apis.js';
 import { statusLine, type FaultFacts, type FaultInfo, type FaultRenderer } from './fault.js';
 import { PhaseResult, type GatewayPhase, type PhaseStep } from './phase.js';
 import { buildBackendHead, writeResponseHead, type HeaderRules } from '../../transport/header-rules.js';
@@ -151,6 +152,8 @@ export class MessageContext implements SenderHandler {
   /** Set by authorize: the token's facts with this call's subscription. */
   auth: AuthContext | null = null;
   target: BackendTarget | null = null;
+  /** The API's endpoints in the deployment the call was routed on: a redeployment never changes them under the call. */
+  endpoints: ApiEndpoints | null = null;
   /** Replaces the HTTP sender at the end of the phases (a WebSocket handshake); null for HTTP calls. */
   terminal: TerminalStep | null = null;
   // Headers the phases add or remove, made on first use only (most calls need none).

@@ -118,7 +118,7 @@ export class WebSocketGateway implements RelayFilter<WsSession>, RelayListener<W
    */
   private upgrade(res: HttpResponse, req: HttpRequest, context: us_socket_context_t, secure: boolean): void {
     const path = req.getUrl();
-    const match = this.host.deployed.router.findApi(path);
+    const match = this.host.deployed.current.router.findApi(path);
     if (match === null || match.api.def.type !== 'WS') {
       req.setYield(true);
       return;
