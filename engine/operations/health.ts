@@ -73,6 +73,9 @@ async function checkDataSources(view: HealthCheckView, sources: readonly DataSou
     try {
       await withTimeout(ds.db.get(ds.validationQuery), CHECK_TIMEOUT_MS, ds.name);
       d['validationMs'] = Math.round((performance.now() - t0) * 10) / 10;
+      // A full disk lets reads through: what the store's own writes last saw decides too.
+      const problem = ds.db.availability.problem;
+      if (problem !== null) throw new Error(`writes fail since ${new Date(ds.db.availability.since).toISOString()}: ${problem.message}`);
       d['status'] = 'UP';
     } catch (err) {
       up = false;

@@ -148,8 +148,11 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
     },
     readiness: () => {
       const down = gateway?.threads.down ?? [];
+      // The apim_db store failing (a full disk, PostgreSQL gone): no token can be issued, no admin change saved.
+      const storeProblem = userStore?.db.availability.problem ?? null;
       const reasons = stopping ? ['stopping'] : [...notReady, ...down.map((i) => `io thread ${i} is down (restarting)`)];
-      return { ready: ready && !stopping && down.length === 0, reasons };
+      if (!stopping && storeProblem !== null) reasons.push(`the apim_db store is unavailable: ${storeProblem.message}`);
+      return { ready: ready && !stopping && down.length === 0 && storeProblem === null, reasons };
     },
   });
 
