@@ -108,6 +108,9 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
     };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
+    // A file reaching the file size limit (ulimit -f) must fail its write (EFBIG, handled like a full disk),
+    // not kill the process with SIGXFSZ's default action.
+    process.on('SIGXFSZ', () => {});
     keepAlive = setInterval(() => {}, 1 << 30);
   }
 
