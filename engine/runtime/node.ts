@@ -145,6 +145,7 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
     view: () => healthCheckView(config),
     dataSources: () => dataSources,
     hasUserStore: () => userStore !== null,
+    eventSync: () => sync?.eventMode() ?? null,
     async probeUserStore() {
       if (!userStore) throw new Error('no user store on this node');
       await userStore.users.get(keyManagerAccessView(config).superAdmin.username);
