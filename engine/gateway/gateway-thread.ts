@@ -97,7 +97,8 @@ export class GatewayThread implements GatewayRuntime {
   private readonly listenSockets: us_listen_socket[] = [];
   private readonly apps: TemplatedApp[] = [];
   private readonly sweeper: NodeJS.Timeout;
-  private stopping = false;
+  /** Stopping: every response closes its connection (Connection: close), so that busy clients let go. */
+  draining = false;
   private drained: (() => void) | null = null;
   /** Limit of concurrent client requests on this thread (max_open_connections share), -1 none. */
   private readonly maxOpen: number;
@@ -231,7 +232,7 @@ export class GatewayThread implements GatewayRuntime {
     ctx.slot = Slot.NONE;
     if (hasCallSubscribers()) publishCall(ctx);
     if (this.acceptingPaused && this.inFlight.size < this.maxOpen * 0.9) this.resumeAccepting();
-    if (this.stopping && this.inFlight.size === 0 && this.ws.sessionCount === 0 && this.drained) this.drained();
+    if (this.draining && this.inFlight.size === 0 && this.ws.sessionCount === 0 && this.drained) this.drained();
   }
 
   private pauseAccepting(): void {
@@ -242,7 +243,7 @@ export class GatewayThread implements GatewayRuntime {
 
   private resumeAccepting(): void {
     this.acceptingPaused = false;
-    if (this.stopping) return;
+    if (this.draining) return;
     this.log.info('accepting connections again');
     const { http, https } = this.init.listeners;
     let i = 0;
@@ -283,9 +284,14 @@ export class GatewayThread implements GatewayRuntime {
     }
   }
 
-  /** Graceful stop: no new connections; calls in flight finish, up to the deadline. */
+  /**
+   * Graceful stop: no new connections; calls in flight finish, up to the deadline. Responses from now on
+   * close their connection, so a client busy on a keep-alive connection goes elsewhere after its current
+   * call, and the stop ends in about the time of the longest call in flight; the connections left (idle
+   * keep-alive ones) are closed when the last call has ended.
+   */
   stop(deadlineMs: number): Promise<void> {
-    this.stopping = true;
+    this.draining = true;
     for (const s of this.listenSockets.splice(0)) this.uws.us_listen_socket_close(s);
     return new Promise((resolve) => {
       const done = (): void => {

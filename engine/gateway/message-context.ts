@@ -36,6 +36,8 @@ export interface GatewayRuntime {
   onMessageDone(ctx: MessageContext): void;
   /** A message started: tracked for the global timeout and graceful stop. */
   onMessageStart(ctx: MessageContext): void;
+  /** The thread is stopping: responses close their connection. */
+  readonly draining: boolean;
 }
 
 /** Who a token speaks for: validated once, cached, shared by the calls that present it. */
@@ -477,6 +479,9 @@ export class MessageContext implements SenderHandler {
     this.responseStarted = true;
     this.corkBytes += HEAD_SLACK_BYTES
       + writeResponseHead(this.res, this.respStatus, this.respStatusText, this.respHeaders!, this.gw.headerRules, this.extraResponseHeaders);
+    // Stopping, a chunked body: uWS's own close at the end would write its header into the body, so the head
+    // says it and the client closes (a Content-Length body decides at its first piece, writeDataCorked).
+    if (this.gw.draining && this.respTotal < 0 && !this.respNoBody) this.res.writeHeader('Connection', 'close');
   }
 
   onData(chunk: Buffer): boolean {
@@ -499,6 +504,7 @@ export class MessageContext implements SenderHandler {
    */
   writeDataCorked(chunk: Buffer): boolean {
     const res = this.res;
+    if (this.gw.draining && this.respBytes === chunk.length && this.closingFirstPiece(chunk)) return true;
     const [ok, done] = res.tryEnd(chunk, this.respTotal);
     if (done) { this.backendDone = true; this.finish(); return true; }
     if (!ok) {
@@ -509,6 +515,23 @@ export class MessageContext implements SenderHandler {
       return false;
     }
     return true;
+  }
+
+  /**
+   * Stopping, the first piece of a Content-Length body (the head is still open). The whole body in one piece
+   * that fits the cork: `end` with close, which says Connection: close and closes the socket once the
+   * response is out, whatever the client does. Otherwise the head says Connection: close and the client
+   * closes. True when the response has ended.
+   */
+  private closingFirstPiece(chunk: Buffer): boolean {
+    if (chunk.length === this.respTotal && this.corkBytes + chunk.length + HEAD_SLACK_BYTES <= CORK_BUFFER_SIZE) {
+      this.res.end(chunk, true);
+      this.backendDone = true;
+      this.finish();
+      return true;
+    }
+    this.res.writeHeader('Connection', 'close');
+    return false;
   }
 
   /**
@@ -643,17 +666,22 @@ export class MessageContext implements SenderHandler {
   endCorked(): void {
     if (this.finished) return;
     const res = this.res;
+    // Stopping: the connection closes after a response whose head is still open here (no body written).
+    const close = this.gw.draining;
     if (this.respNoBody) {
-      if (this.method === 'HEAD' && this.respTotal < 0) {
-        // HEAD: report the length the backend reported, and send no body.
-        const cl = contentLengthOf(this.respHeaders!);
-        if (cl >= 0) res.endWithoutBody(cl); else res.endWithoutBody();
+      // HEAD: report the length the backend reported, and send no body.
+      const cl = this.method === 'HEAD' && this.respTotal < 0 ? contentLengthOf(this.respHeaders!) : -1;
+      if (cl >= 0) {
+        res.endWithoutBody(cl, close);
       } else {
+        // uWS's close needs a length to report, which a 204 or 304 must not carry: the head says it instead.
+        if (close) res.writeHeader('Connection', 'close');
         res.endWithoutBody();
       }
     } else if (this.respTotal >= 0) {
       // Content-Length bodies end in tryEnd; a zero-length one has no chunk to do it.
-      if (this.respBytes < this.respTotal || this.respTotal === 0) res.end();
+      if (this.respTotal === 0) res.end(undefined, close);
+      else if (this.respBytes < this.respTotal) res.end();
     } else {
       res.end();
     }
@@ -724,8 +752,8 @@ export class MessageContext implements SenderHandler {
     const res = this.res;
     this.responseStarted = true;
     const extra = this.extraResponseHeaders;
-    // The request body was not read: close rather than guess where the next request starts.
-    const close = this.hasBody && !this.bodyComplete;
+    // The request body was not read: close rather than guess where the next request starts. Stopping: close.
+    const close = (this.hasBody && !this.bodyComplete) || this.gw.draining;
     // `end(body)` has no offset to resume from: a body that might overflow the cork after the head is
     // ended outside it, where uWS keeps whatever the client cannot take yet (uws-cork.ts).
     const inline = body === null || body.length + headBytes(status, headers, extra) + HEAD_SLACK_BYTES <= CORK_BUFFER_SIZE;
