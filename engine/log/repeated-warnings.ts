@@ -7,7 +7,7 @@ export interface RepeatedWarningsOptions {
   readonly maxKinds?: number;
 }
 
-type Level = 'warn' | 'error';
+type Level = 'info' | 'warn' | 'error';
 
 interface Kind {
   level: Level;
@@ -46,6 +46,11 @@ export class RepeatedWarnings {
 
   error(kind: string, fields: Record<string, unknown>, msg: string): void {
     this.note('error', kind, fields, msg);
+  }
+
+  /** An info line that can repeat as often (a recovery after each failure of a flapping resource). */
+  info(kind: string, fields: Record<string, unknown>, msg: string): void {
+    this.note('info', kind, fields, msg);
   }
 
   /** Kinds tracked now (for tests and metrics). */

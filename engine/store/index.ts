@@ -83,12 +83,14 @@ export async function openStore(view: DatabaseView, log: Logger): Promise<ApimSt
   }
   log.info({ db: db.description, dialect: db.dialect }, 'apim_db store open');
   const where = db.description;
+  // A disk that is nearly full lets a write through now and then: the store flaps, the log says it once a window.
+  const transitions = new RepeatedWarnings(log);
   db.availability.onChange = (problem, downMs, failures) => {
     if (problem !== null) {
-      log.error({ db: where, err: problem.message },
+      transitions.error('down', { db: where, err: problem.message },
         'the store is unavailable: requests that need it answer 503 (temporarily_unavailable) and /health/ready is DOWN until a write goes through again');
     } else {
-      log.info({ db: where, downMs, failures }, 'the store is available again');
+      transitions.info('up', { db: where, downMs, failures }, 'the store is available again');
     }
   };
   return new ApimStore(db);
