@@ -16,8 +16,10 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { PROJECT, cleanupAll, portFree, startSluice, stopTracked, benchApiToml, type SluiceHandle } from './lib/products.js';
-import { basic, selfSignedCertificate, send, sleep, startPgCluster, startRedisServer, until, type Answer } from './lib/chaos-services.js';
+import { PROJECT, cleanupAll, portFree, startSluice, stopTracked, tmpDir, benchApiToml, type SluiceHandle } from './lib/products.js';
+import { startPgCluster, startRedisServer } from './lib/chaos-services.js';
+import { selfSignedCertificate } from './lib/certificate.js';
+import { basic, send, sleep, until, type Answer } from './lib/http-client.js';
 import { smallDisk } from './lib/small-disk.js';
 
 const SECONDS = Number(process.env['CHAOS_SECONDS'] ?? 30);
@@ -299,7 +301,7 @@ async function logFlood(): Promise<Outcome> {
 /** 6. Revocation time to two gateway-workers, with Redis events up and then down (the control plane's journal). */
 async function revocation(): Promise<Outcome> {
   const redis = await startRedisServer(16389);
-  const cert = selfSignedCertificate();
+  const cert = selfSignedCertificate(tmpDir('sluice-chaos-cert-'));
   const be = await startBackend();
   const redisConf = { redis_config: { enable: true, url: redis.url } };
   const cp = await startSluice({ offset: 950, ioThreads: 1, gateway: false, files: {}, conf: {

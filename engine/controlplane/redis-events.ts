@@ -67,11 +67,13 @@ export class RedisEventSubscriber {
     // ioredis subscribes again by itself after a reconnection (autoResubscribe) before it is 'ready'.
     client.on('ready', () => set(true));
     client.on('close', () => set(false));
-    // Not awaited: with Redis down at start the command waits in ioredis's offline queue until it connects.
-    client.subscribe(view.channel).then(
+    const subscribed = client.subscribe(view.channel).then(
       () => set(client.status === 'ready'),
       (err: Error) => log.warn({ err: err.message }, 'Redis subscription failed; events are long-polled until it is made'),
     );
+    // Connected: the subscription is made before the follower starts. Redis down at start: the command waits
+    // in ioredis's offline queue until it connects, so it is not awaited.
+    if (client.status === 'ready') await subscribed;
     return sub;
   }
 

@@ -52,6 +52,8 @@ export class ArtifactSync {
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
   private redis: RedisEventSubscriber | null = null;
+  /** The Redis subscription was lost (or not up at start): its return is logged. */
+  private redisLost = false;
   private stopped = false;
   private announced = 0;
 
@@ -127,12 +129,17 @@ export class ArtifactSync {
         this.wake?.();
       }, (up) => {
         if (this.stopped) return;
-        if (up) this.o.log.info('Redis event subscription is up: following the control plane by its announcements again');
-        else this.o.log.warn('Redis event subscription is down: following the control plane by long poll until it is back');
+        // The first subscription at start is not news; a return after a loss (or a late first one) is.
+        if (up && this.redisLost) this.o.log.info('Redis event subscription is up: following the control plane by its announcements again');
+        if (!up) this.o.log.warn('Redis event subscription is down: following the control plane by long poll until it is back');
+        this.redisLost = !up;
         // A follower waiting for an announcement that cannot come any more goes to the long poll now.
         this.wake?.();
       });
-      if (!this.redis.up) this.o.log.warn('Redis event subscription is not up yet: following the control plane by long poll until it is');
+      if (!this.redis.up) {
+        this.redisLost = true;
+        this.o.log.warn('Redis event subscription is not up yet: following the control plane by long poll until it is');
+      }
     }
     this.loop = this.follow();
   }

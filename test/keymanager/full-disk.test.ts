@@ -1,7 +1,7 @@
 import t from 'tap';
 import path from 'node:path';
-import https from 'node:https';
 import { makeHome, basic } from '../fixtures/keymanager-harness.js';
+import { send, until, type Answer } from '../../bench/lib/http-client.js';
 import { smallDisk } from '../fixtures/small-disk.js';
 import { requireBuild, freeOffset, startSluice, waitPort } from '../fixtures/sluice-process.js';
 
@@ -9,33 +9,6 @@ requireBuild();
 
 // The issue's trial: with the store's disk full, token requests answered 500 server_error, the log got a full
 // stack per failure (9,242 in 19 s), and /health/ready stayed UP while no token could be issued.
-
-const agent = new https.Agent({ keepAlive: true, maxSockets: 20, rejectUnauthorized: false });
-t.teardown(() => agent.destroy());
-
-interface Answer { status: number; json: any; error?: string }
-function send(port: number, method: string, p: string, body?: string, auth?: string): Promise<Answer> {
-  return new Promise((resolve) => {
-    const headers: Record<string, string> = { ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...(auth ? { authorization: auth } : {}) };
-    const r = https.request({ host: '127.0.0.1', port, path: p, method, agent, headers }, (res) => {
-      let text = '';
-      res.on('data', (d) => { text += d; });
-      res.on('end', () => { let json; try { json = JSON.parse(text); } catch { /* not JSON */ } resolve({ status: res.statusCode ?? 0, json }); });
-      res.on('error', (e) => resolve({ status: 0, json: undefined, error: e.message }));
-    });
-    r.on('error', (e) => resolve({ status: 0, json: undefined, error: e.message }));
-    r.setTimeout(20000, () => r.destroy(new Error('client timeout')));
-    r.end(body);
-  });
-}
-
-async function until(what: () => Promise<boolean>, tries = 60): Promise<boolean> {
-  for (let i = 0; i < tries; i++) {
-    if (await what()) return true;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return false;
-}
 
 t.test('a full disk under the store: 503 temporarily_unavailable, a few log lines, /health/ready DOWN, and back when there is room', async (t) => {
   const offset = await freeOffset();
@@ -46,10 +19,12 @@ t.test('a full disk under the store: 503 temporarily_unavailable, a few log line
   const p = startSluice(t, home);
   await waitPort(port);
   const auth = basic('acme-client', 'acme-secret');
-  const token = (): Promise<Answer> => send(port, 'POST', '/oauth2/token', 'grant_type=client_credentials', auth);
+  const base = `https://127.0.0.1:${port}`;
+  const token = (): Promise<Answer> => send(`${base}/oauth2/token`, { form: { grant_type: 'client_credentials' }, headers: { authorization: auth } });
+  const ready = (): Promise<Answer> => send(`${base}/health/ready`);
   const before = await Promise.all(Array.from({ length: 20 }, token));
   t.ok(before.every((r) => r.status === 200), 'tokens are issued while there is room');
-  t.ok(await until(async () => (await send(port, 'GET', '/health/ready')).status === 200), 'ready once started');
+  t.ok(await until(async () => (await ready()).status === 200, 15_000, 250), 'ready once started');
   const linesBefore = p.output().split('\n').length;
 
   disk.fill(p.child.pid!);
@@ -59,9 +34,9 @@ t.test('a full disk under the store: 503 temporarily_unavailable, a few log line
   for (const r of during) { const k = `${r.status} ${r.json?.error ?? r.error ?? ''}`; statuses[k] = (statuses[k] ?? 0) + 1; }
   t.ok(during.every((r) => r.status === 200 || (r.status === 503 && r.json?.error === 'temporarily_unavailable')), `only 200 or 503 temporarily_unavailable: ${JSON.stringify(statuses)}`);
   t.ok((statuses['503 temporarily_unavailable'] ?? 0) >= 400, `the full disk is answered 503: ${JSON.stringify(statuses)}`);
-  const ready = await send(port, 'GET', '/health/ready');
-  t.equal(ready.status, 503, '/health/ready is DOWN while tokens cannot be issued');
-  t.match(JSON.stringify(ready.json?.reasons), /apim_db store is unavailable/, JSON.stringify(ready.json));
+  const notReady = await ready();
+  t.equal(notReady.status, 503, '/health/ready is DOWN while tokens cannot be issued');
+  t.match(JSON.stringify(notReady.json?.reasons), /apim_db store is unavailable/, JSON.stringify(notReady.json));
   t.equal(p.child.exitCode, null, 'the node is alive');
 
   const logged = p.output().split('\n').slice(linesBefore - 1).filter((l) => l.startsWith('{'));
@@ -70,10 +45,10 @@ t.test('a full disk under the store: 503 temporarily_unavailable, a few log line
   t.notOk(errors.some((l) => /\\n\s+at /.test(l)), 'no stack trace in them');
 
   disk.free(p.child.pid!);
-  t.ok(await until(async () => (await token()).status === 200), 'tokens are issued again once there is room');
-  t.ok(await until(async () => (await send(port, 'GET', '/health/ready')).status === 200), '/health/ready is UP again');
+  t.ok(await until(async () => (await token()).status === 200, 15_000, 250), 'tokens are issued again once there is room');
+  t.ok(await until(async () => (await ready()).status === 200, 15_000, 250), '/health/ready is UP again');
   const admin = basic('admin', 'admin');
-  const known = await Promise.all(before.map((r) => send(port, 'POST', '/oauth2/introspect', `token=${encodeURIComponent(r.json.access_token)}`, admin)));
+  const known = await Promise.all(before.map((r) => send(`${base}/oauth2/introspect`, { form: { token: r.json.access_token }, headers: { authorization: admin } })));
   t.ok(known.every((r) => r.json?.active === true), 'the tokens issued before the disk filled are all still known');
   p.child.kill('SIGTERM');
   t.equal((await p.exited).code, 0, 'a SIGTERM stops cleanly');

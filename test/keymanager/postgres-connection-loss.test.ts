@@ -1,6 +1,6 @@
 import t from 'tap';
-import https from 'node:https';
 import { makeHome, basic } from '../fixtures/keymanager-harness.js';
+import { send, until, type Answer } from '../../bench/lib/http-client.js';
 import { startPostgres } from '../fixtures/postgres.js';
 import { requireBuild, freeOffset, startSluice, waitPort } from '../fixtures/sluice-process.js';
 
@@ -10,25 +10,6 @@ requireBuild();
 // (exit 134, "Unhandled 'error' event ... read ECONNRESET at Client._handleErrorEvent") in 4 of 6 tries: a
 // pool client checked out for a transaction had no 'error' listener. The node runs as its own process here,
 // so that such a crash is seen as what it is.
-
-const agent = new https.Agent({ keepAlive: true, maxSockets: 16, rejectUnauthorized: false });
-t.teardown(() => agent.destroy());
-
-interface Answer { status: number; json: any; error?: string }
-function send(port: number, method: string, path: string, body?: string, auth?: string): Promise<Answer> {
-  return new Promise((resolve) => {
-    const headers: Record<string, string> = { ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...(auth ? { authorization: auth } : {}) };
-    const r = https.request({ host: '127.0.0.1', port, path, method, agent, headers }, (res) => {
-      let text = '';
-      res.on('data', (d) => { text += d; });
-      res.on('end', () => { let json; try { json = JSON.parse(text); } catch { /* not JSON */ } resolve({ status: res.statusCode ?? 0, json }); });
-      res.on('error', (e) => resolve({ status: 0, json: undefined, error: e.message }));
-    });
-    r.on('error', (e) => resolve({ status: 0, json: undefined, error: e.message }));
-    r.setTimeout(20000, () => r.destroy(new Error('client timeout')));
-    r.end(body);
-  });
-}
 
 t.test('PostgreSQL sessions killed and the server crashed under token load: the node stays up, answers 503 temporarily_unavailable, and serves again', async (t) => {
   const pgs = await startPostgres(t);
@@ -43,8 +24,10 @@ t.test('PostgreSQL sessions killed and the server crashed under token load: the 
   const p = startSluice(t, home);
   await waitPort(port);
   const auth = basic('acme-client', 'acme-secret');
-  const token = (body: string): Promise<Answer> => send(port, 'POST', '/oauth2/token', body, auth);
-  t.equal((await token('grant_type=client_credentials')).status, 200, p.output());
+  const base = `https://127.0.0.1:${port}`;
+  const token = (form: Record<string, string>): Promise<Answer> => send(`${base}/oauth2/token`, { form, headers: { authorization: auth } });
+  const ready = (): Promise<Answer> => send(`${base}/health/ready`);
+  t.equal((await token({ grant_type: 'client_credentials' })).status, 200, p.output());
 
   const statuses: Record<string, number> = {};
   const odd: string[] = [];
@@ -56,11 +39,11 @@ t.test('PostgreSQL sessions killed and the server crashed under token load: the 
   let stop = false;
   const loops = Array.from({ length: 16 }, async () => {
     while (!stop) {
-      const a = await token('grant_type=password&username=admin&password=admin');
+      const a = await token({ grant_type: 'password', username: 'admin', password: 'admin' });
       count(a);
       let rt: string | undefined = a.json?.refresh_token;
       for (let j = 0; j < 5 && rt && !stop; j++) {
-        const r = await token(`grant_type=refresh_token&refresh_token=${encodeURIComponent(rt)}`);
+        const r = await token({ grant_type: 'refresh_token', refresh_token: rt });
         count(r);
         rt = r.json?.refresh_token;
       }
@@ -83,27 +66,17 @@ t.test('PostgreSQL sessions killed and the server crashed under token load: the 
   pgs.crash();
   await new Promise((r) => setTimeout(r, 2500));
   t.ok(alive(), `the node is alive with the database down (${p.output().slice(-800)})`);
-  const down = await token('grant_type=client_credentials');
+  const down = await token({ grant_type: 'client_credentials' });
   t.equal(down.status, 503, 'a token request answers 503 while the database is gone');
   t.equal(down.json?.error, 'temporarily_unavailable');
-  const ready = await send(port, 'GET', '/health/ready');
-  t.equal(ready.status, 503, '/health/ready is DOWN while tokens cannot be issued');
-  t.match(JSON.stringify(ready.json?.reasons), /store/, `the reason names the store: ${JSON.stringify(ready.json)}`);
+  const notReady = await ready();
+  t.equal(notReady.status, 503, '/health/ready is DOWN while tokens cannot be issued');
+  t.match(JSON.stringify(notReady.json?.reasons), /store/, `the reason names the store: ${JSON.stringify(notReady.json)}`);
 
   // 3. The server back: tokens again, readiness UP again.
   pgs.start();
-  let back: Answer = { status: 0, json: undefined };
-  for (let i = 0; i < 60 && back.status !== 200; i++) {
-    back = await token('grant_type=client_credentials');
-    if (back.status !== 200) await new Promise((r) => setTimeout(r, 250));
-  }
-  t.equal(back.status, 200, 'tokens are served again once PostgreSQL is back');
-  let readyAgain: Answer = { status: 0, json: undefined };
-  for (let i = 0; i < 40 && readyAgain.status !== 200; i++) {
-    readyAgain = await send(port, 'GET', '/health/ready');
-    if (readyAgain.status !== 200) await new Promise((r) => setTimeout(r, 250));
-  }
-  t.equal(readyAgain.status, 200, '/health/ready is UP again');
+  t.ok(await until(async () => (await token({ grant_type: 'client_credentials' })).status === 200, 15_000, 250), 'tokens are served again once PostgreSQL is back');
+  t.ok(await until(async () => (await ready()).status === 200, 10_000, 250), '/health/ready is UP again');
   stop = true;
   await Promise.all(loops);
   t.ok(alive(), 'the node is alive at the end');

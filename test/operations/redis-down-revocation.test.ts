@@ -1,11 +1,10 @@
 import t from 'tap';
 import { requireBuild } from '../fixtures/sluice-process.js';
-import { startRedis } from '../fixtures/redis-server.js';
 import { request as kmRequest, basic } from '../fixtures/keymanager-harness.js';
 import { eventually } from '../helpers/home.js';
 import { echoBackend, request, faultOf } from '../helpers/backends.js';
 import { ADMIN, adminClient, tokenRequest } from './helpers/node.js';
-import { controlPlaneCertificate, controlPlaneConf, startProcessNode, workerConf } from './helpers/cluster.js';
+import { redisEventsCluster } from './helpers/cluster.js';
 
 requireBuild();
 
@@ -14,12 +13,8 @@ requireBuild();
 // or long-poll choice was made once, at start. The safety poll is a minute here, so only the fallback to the
 // long poll can bring the revocation within the test's bound.
 t.test('Redis down: a gateway-worker follows the control plane by long poll, says so, and revocations still arrive at once', async (t) => {
-  const redis = await startRedis(t);
-  const cert = controlPlaneCertificate(t);
   const backend = await echoBackend(t);
-  const redisConf = { apim: { redis_config: { enable: true, url: redis.url } } };
-  const cp = await startProcessNode(t, controlPlaneConf(cert.keyStore, redisConf), 'servlet');
-  const gw = await startProcessNode(t, workerConf(cp.https, cert.trust, { ...redisConf, sluice: { event_hub: { poll_interval: '60s' } } }), 'gateway');
+  const { redis, cp, gw } = await redisEventsCluster(t);
   const admin = adminClient(cp.https);
   t.equal((await admin.post(`${ADMIN}/apis`, {
     name: 'Guarded', context: '/guarded', version: '1.0.0', lifecycle_state: 'PUBLISHED', endpoints: { production: backend.url },
@@ -49,8 +44,10 @@ t.test('Redis down: a gateway-worker follows the control plane by long poll, say
   t.pass('revoked on the worker while Redis is down');
 
   await redis.start();
-  await eventually(() => gw.home.logs().some((l) => /Redis event subscription is up/.test(String(l['msg']))), 'the worker to follow Redis again', 15000);
-  t.match(await health(), { mode: 'redis', redis: 'UP' }, 'back to Redis');
+  await eventually(async () => (await health())?.['mode'] === 'redis', 'the worker to follow Redis again', 15000);
+  await eventually(() => gw.home.logs().some((l) => /Redis event subscription is up: following the control plane by its announcements again/.test(String(l['msg']))), 'the worker to say so', 5000);
+  t.notOk(gw.home.logs().some((l) => /not up yet/.test(String(l['msg']))), 'with Redis up at start, nothing was said about it then');
+  t.match(await health(), { mode: 'redis', redis: 'UP' }, 'and the health check says so');
   t.equal((await revoke(tokens[1]!.json.access_token)).status, 200);
   await eventually(async () => faultOf(await call(tokens[1]!.json.access_token))?.code === 900901, 'the revocation on the worker by Redis again', 10000);
   t.pass('revoked on the worker through Redis again');
