@@ -113,8 +113,12 @@ export interface SluiceHandle {
   readonly servletHttps: number;
 }
 
-/** Sluice from the CLI on a throwaway copy of the default home, with extra files. */
-export async function startSluice(o: { offset: number; ioThreads: number; files: Record<string, string>; conf?: Record<string, unknown> }): Promise<SluiceHandle> {
+/**
+ * Sluice from the CLI on a throwaway copy of the default home, with extra files. Resolves once its ports
+ * are open (`gateway: false`: the servlet port only, for a node without a gateway). `prepare` runs on the
+ * home before the start (a filesystem mounted under it).
+ */
+export async function startSluice(o: { offset: number; ioThreads: number; files: Record<string, string>; conf?: Record<string, unknown>; gateway?: boolean; prepare?: (home: string) => void }): Promise<SluiceHandle> {
   const home = tmpDir('sluice-bench-home-');
   fs.cpSync(path.join(PROJECT, 'home'), home, { recursive: true, filter: (p) => !/repository\/(database|logs)(\/|$)|resources\/security\/(generated|sluice-tls|oauth-signing)/.test(p) });
   const confPath = path.join(home, 'repository/conf/deployment.toml');
@@ -127,10 +131,11 @@ export async function startSluice(o: { offset: number; ioThreads: number; files:
     fs.mkdirSync(path.dirname(p), { recursive: true });
     fs.writeFileSync(p, text);
   }
+  o.prepare?.(home);
   const http = 8280 + o.offset;
   // As an operator starts it (npx sluice): the script itself, so its shebang's node flags apply.
   const proc = spawnTracked(path.join(PROJECT, 'bin/sluice.js'), ['start', '--home', home], { log: path.join(home, 'stdout.log') });
-  await waitPort(http);
+  if (o.gateway !== false) await waitPort(http);
   await waitPort(9443 + o.offset);
   return { proc, home, http, servletHttps: 9443 + o.offset };
 }

@@ -25,6 +25,7 @@ import { FrontDoor, type DoorTls } from '../../transport/front-door/front-door.j
 import type { DoorConfig, DoorHandler } from '../../transport/front-door/client-connection.js';
 import type { ClientExchange } from '../../transport/front-door/client-exchange.js';
 import { REFUSALS, type DoorRefusal } from '../../transport/front-door/refusals.js';
+import { RepeatedWarnings } from '../log/repeated-warnings.js';
 import { performance } from 'node:perf_hooks';
 
 
@@ -59,6 +60,13 @@ export interface GatewayThreadInit {
 const STOP_FLUSH_MS = 100;
 const ALLOW_ALL = [['allow', 'GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS']] as const;
 
+/** A refused target for the log: its first 256 characters, controls and bytes beyond ASCII escaped. */
+function printableTarget(target: string): string | undefined {
+  if (target === '') return undefined;
+  // eslint-disable-next-line no-control-regex
+  return target.slice(0, 256).replace(/[^\x20-\x7e]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 /**
  * One io thread of the gateway: its front door (listeners and client connections), the phases, the sender pools
  * and the bounded worker pool. Everything here belongs to this thread; shared state arrives by message.
@@ -79,10 +87,12 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
   readonly pools: SenderPools;
   readonly deployed: DeployedApis;
   readonly ws: WebSocketGateway;
+  readonly warnings: RepeatedWarnings;
   private readonly inFlight = new InFlightCalls<MessageContext>();
   readonly door: FrontDoor;
   private readonly sweeper: NodeJS.Timeout;
-  private stopping = false;
+  /** Stopping: every response closes its connection (Connection: close), so that busy clients let go. */
+  draining = false;
   private drained: (() => void) | null = null;
   /** Limit of concurrent client requests on this thread (max_open_connections share), -1 none. */
   private readonly maxOpen: number;
@@ -97,6 +107,7 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
     readonly notifyMain: (extension: string, payload: unknown) => void = () => {},
   ) {
     const p = init.passthru;
+    this.warnings = new RepeatedWarnings(log);
     this.ioBufferSize = p.ioBufferSize;
     this.bufferLimits = { request: p.maxBufferedRequestBodySize, response: p.maxBufferedResponseBodySize };
     this.headerRules = new HeaderRules(init.headers);
@@ -145,7 +156,8 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
     const ctx = new MessageContext(this, x);
     this.onMessageStart(ctx);
     const info = REFUSALS[r.refusal];
-    this.log.info({ client: x.clientIp, method: x.head.method || undefined, target: x.head.target.slice(0, 256) || undefined, status: info.status, reason: r.description },
+    // A flood of bad requests (a scanner, a fuzzer) must not flood the log: one line per kind and window.
+    this.warnings.info(`door ${info.code} ${r.refusal}`, { client: x.clientIp, method: x.head.method || undefined, target: printableTarget(x.head.target), status: info.status, reason: r.description },
       'request refused at the front door');
     ctx.fault({ code: info.code, status: info.status, message: info.message, description: r.description, sequence: 'fault' });
   }
@@ -172,7 +184,7 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
     const a = this.workerPool.admit(ctx);
     if (a === Admission.ADMITTED) { ctx.onSlot(); return; }
     if (a === Admission.QUEUED) { ctx.slot = Slot.WAITING; ctx.phase = MessagePhase.QUEUED; return; }
-    this.log.warn({ path: ctx.path, max: this.workerPool.settings.max, queue: this.workerPool.settings.queueLength },
+    this.warnings.warn('worker pool full', { path: ctx.path, max: this.workerPool.settings.max, queue: this.workerPool.settings.queueLength },
       'worker pool queue full: message dropped');
     ctx.fault({ code: 503, status: 503, message: 'Service Unavailable', description: 'The gateway is at capacity; retry later', sequence: 'fault' });
   }
@@ -190,7 +202,7 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
     ctx.slot = Slot.NONE;
     if (hasCallSubscribers()) publishCall(ctx);
     if (this.acceptingPaused && this.inFlight.size < this.maxOpen * 0.9) this.resumeAccepting();
-    if (this.stopping && this.inFlight.size === 0 && this.ws.sessionCount === 0 && this.drained) this.drained();
+    if (this.draining && this.inFlight.size === 0 && this.ws.sessionCount === 0 && this.drained) this.drained();
   }
 
   private pauseAccepting(): void {
@@ -201,7 +213,7 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
 
   private resumeAccepting(): void {
     this.acceptingPaused = false;
-    if (this.stopping) return;
+    if (this.draining) return;
     this.log.info('accepting connections again');
     this.listen().catch((e: Error) => this.log.error(e.message));
   }
@@ -239,9 +251,14 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
     }
   }
 
-  /** Graceful stop: no new connections; calls in flight finish, up to the deadline. */
+  /**
+   * Graceful stop: no new connections; calls in flight finish, up to the deadline. Responses from now on
+   * close their connection, so a client busy on a keep-alive connection goes elsewhere after its current
+   * call, and the stop ends in about the time of the longest call in flight; the connections left (idle
+   * keep-alive ones) are closed when the last call has ended.
+   */
   stop(deadlineMs: number): Promise<void> {
-    this.stopping = true;
+    this.draining = true;
     this.door.closeListeners();
     // Idle keep-alive connections close now; busy ones answer their current call with Connection: close.
     this.door.drain();
@@ -252,6 +269,7 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
         this.workerPool.stop();
         this.security.stop();
         this.pools.destroyAll();
+        this.warnings.stop();
         // What is still open (a WebSocket client that has not answered our close frame, a connection whose
         // last response is leaving) closes a moment after the last call ended, so that its response has left.
         setTimeout(() => {

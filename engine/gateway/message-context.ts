@@ -5,6 +5,7 @@ import type { Exchange } from '../../transport/sender/exchange.js';
 import { BodyMode, type SenderHandler } from '../../transport/sender/sender-handler.js';
 import type { ApiRuntime, ResourceRuntime } from './api-router.js';
 import type { BackendTarget } from './backend-target.js';
+import type { ApiEndpoints } from './deployed-apis.js';
 import { reasonPhrase, type FaultFacts, type FaultInfo, type FaultRenderer } from './fault.js';
 import { PhaseResult, type GatewayPhase, type PhaseStep } from './phase.js';
 import { buildBackendHead, responseHeaderLines, headerLines, type HeaderRules } from '../../transport/header-rules.js';
@@ -18,11 +19,14 @@ import type { WorkerPool } from './worker-pool.js';
 import type { ApiMediation } from './api-mediation.js';
 import type { CallFacts } from '../../mediation/index.js';
 import type { TraceRecord } from './telemetry/types.js';
+import type { RepeatedWarnings } from '../log/repeated-warnings.js';
 import { performance } from 'node:perf_hooks';
 
 /** What a message needs from its io thread. */
 export interface GatewayRuntime {
   readonly log: Logger;
+  /** Per-call warnings (backend failures, timeouts) go through it: one line per kind and window, with a count. */
+  readonly warnings: RepeatedWarnings;
   readonly phases: readonly GatewayPhase[];
   /** The phases' onRequest, bound, in the same order (phase.ts). */
   readonly phaseSteps: readonly PhaseStep[];
@@ -143,6 +147,8 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
   /** Set by authorize: the token's facts with this call's subscription. */
   auth: AuthContext | null = null;
   target: BackendTarget | null = null;
+  /** The API's endpoints in the deployment the call was routed on: a redeployment never changes them under the call. */
+  endpoints: ApiEndpoints | null = null;
   /** Replaces the HTTP sender at the end of the phases (a WebSocket handshake); null for HTTP calls. */
   terminal: TerminalStep | null = null;
   /** An in sequence rewrote `reqHeaders`: they are checked whole before the backend head is written. */
@@ -290,7 +296,7 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
   onRequestError(r: DoorRefusal): void {
     if (this.finished) return;
     const info = REFUSALS[r.refusal];
-    this.gw.log.warn({ code: info.code, method: this.method, path: this.path, status: info.status, state: this.exchange ? stateName(this.exchange.state) : 'REQUEST_READY', reason: r.description },
+    this.gw.warnings.warn(`${info.code} ${this.api?.def.id ?? ''} body`, { code: info.code, method: this.method, path: this.path, status: info.status, state: this.exchange ? stateName(this.exchange.state) : 'REQUEST_READY', reason: r.description },
       'the request body broke off; answered and the backend request aborted');
     this.fault({ code: info.code, status: info.status, message: info.message, description: r.description, sequence: 'fault' });
   }
@@ -374,7 +380,7 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
     if (this.hasBody && !this.bodyComplete) {
       this.errorCode = TransportErrorCode.INCOMPLETE_PAYLOAD;
       this.errorMessage = 'Incomplete payload';
-      this.gw.log.warn({ code: 102511, method: this.method, path: this.path, state: ex ? stateName(ex.state) : 'REQUEST_READY' },
+      this.gw.warnings.warn(`102511 ${this.api?.def.id ?? ''}`, { code: 102511, method: this.method, path: this.path, state: ex ? stateName(ex.state) : 'REQUEST_READY' },
         'client closed the connection before the request body was complete; backend request aborted');
     } else if (ex !== null) {
       this.errorCode = TransportErrorCode.CONNECTION_CANCELED;
@@ -497,7 +503,7 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
     this.respNoBody = noBody;
     this.respTotal = bodyLength;
     if (status >= 500 && this.gw.headerRules.warnOnHttp500(this.target?.host ?? '')) {
-      this.gw.log.warn({ status, api: this.api?.def.id, path: this.path }, 'backend answered with a server error');
+      this.gw.warnings.warn(`5xx ${this.target?.url ?? ''}`, { status, api: this.api?.def.id, path: this.path }, 'backend answered with a server error');
     }
     const out = this.api?.def.outSequence;
     if (out !== undefined && this.outSequence(out)) return;
@@ -629,10 +635,9 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
     this.exchange = null;
     this.errorBase = err.base;
     this.errorState = err.state;
-    const log = this.gw.log;
     if (this.responseStarted) {
       // The status is already out: the only honest signal left is to cut the connection.
-      log.warn({ code: err.code, base: err.base, state: stateName(err.state), api: this.api?.def.id, path: this.path, reason: err.reason },
+      this.gw.warnings.warn(`${err.code} ${this.target?.url ?? ''} incomplete`, { code: err.code, base: err.base, state: stateName(err.state), api: this.api?.def.id, path: this.path, reason: err.reason },
         `${err.message}: the response was incomplete, client connection closed`);
       this.errorCode = err.code;
       this.errorMessage = err.detail;
@@ -640,7 +645,7 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
       this.finish();
       return;
     }
-    log.warn({ code: err.code, base: err.base, state: stateName(err.state), api: this.api?.def.id, path: this.path, reason: err.reason, backend: this.target?.url },
+    this.gw.warnings.warn(`${err.code} ${this.target?.url ?? ''}`, { code: err.code, base: err.base, state: stateName(err.state), api: this.api?.def.id, path: this.path, reason: err.reason, backend: this.target?.url },
       err.message);
     this.fault({
       code: err.code,
@@ -758,7 +763,7 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
   timedOut(limitMs: number): void {
     if (this.finished) return;
     const state = this.exchange?.state ?? ProtocolState.REQUEST_READY;
-    this.gw.log.warn({ api: this.api?.def.id, path: this.path, state: stateName(state), limitMs },
+    this.gw.warnings.warn(`global-timeout ${this.api?.def.id ?? ''}`, { api: this.api?.def.id, path: this.path, state: stateName(state), limitMs },
       'no complete response within synapse.global_timeout_interval; the late response will be dropped');
     const err = new BackendTransportError(TransportErrorCode.CONNECTION_TIMED_OUT, state, 'global timeout');
     if (this.responseStarted) { this.onError(err); return; }

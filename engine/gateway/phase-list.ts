@@ -27,7 +27,7 @@ export function buildPhases(thread: GatewayThread): GatewayPhase[] {
     new CorsPhase(thread.security, thread.faults),
     new MutualSslPhase(thread.security),
     new AuthenticatePhase(thread.security),
-    new AuthorizePhase(thread.security, thread.deployed),
+    new AuthorizePhase(thread.security),
   ];
   // throttle: right after authorize (it reads ctx.auth), before backend-jwt; in the list when the node runs
   // the throttling extension (engine/throttling/extension.ts).

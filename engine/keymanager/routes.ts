@@ -1,5 +1,6 @@
 import { BodyMalformedError, UnsupportedMediaTypeError, json, type Reply, type ServletRequest, type ServletServer } from '../servlet/index.js';
-import { InvalidRequestError, NO_STORE_HEADERS, OAuthError, InvalidClientMetadataError } from './errors.js';
+import { InvalidRequestError, NO_STORE_HEADERS, OAuthError, InvalidClientMetadataError, TemporarilyUnavailableError } from './errors.js';
+import { isUnavailable } from '../store/index.js';
 import type { ClientRegistration } from './registration.js';
 import type { SigningKeys } from './signing-keys.js';
 import type { TokenService } from './token-service.js';
@@ -31,6 +32,8 @@ async function oauthForm(req: ServletRequest): Promise<URLSearchParams> {
 }
 
 function oauthError(err: unknown, extra: Record<string, string> = {}): Reply {
+  // The store gone (a full disk, PostgreSQL down) on any path the token service does not guard itself.
+  if (!(err instanceof OAuthError) && isUnavailable(err)) err = new TemporarilyUnavailableError('the token store is unavailable; try again');
   if (!(err instanceof OAuthError)) throw err;
   return json(err.status, err.body(), { ...NO_STORE_HEADERS, ...err.headers, ...extra });
 }

@@ -101,6 +101,7 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
       ...(opts.randomToken ? { randomToken: opts.randomToken } : {}),
     });
     for (const p of tokens.scopes.invalidPatterns) log.warn({ pattern: p }, 'allowed_scopes: not a valid regular expression; matched literally');
+    cleanups.unshift(() => tokens.stop());
 
     let revision = 0;
     const registryChanged = async (): Promise<void> => {

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { OAuthView } from '../../conf/views/keymanager.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../log/logger.js';
-import { UniqueViolationError, StoreUnavailableError, type ApimStore, type RevokedToken, type TokenRecord, type TokenWriter, type UserType } from '../store/index.js';
+import { RepeatedWarnings } from '../log/repeated-warnings.js';
+import { UniqueViolationError, isUnavailable, type ApimStore, type RevokedToken, type TokenRecord, type TokenWriter, type UserType } from '../store/index.js';
 import { basicCredentials, presentedCredentials, rejectRepeatedParameters } from './client-auth.js';
 import type { Client, ClientDirectory } from './directory.js';
 import {
@@ -117,6 +118,8 @@ export class TokenService {
   private readonly now: () => number;
   private readonly random: () => string;
   private readonly randomId: () => string;
+  /** Store failures come once per request while they last: one line per window, with a count. */
+  private readonly warnings: RepeatedWarnings;
 
   /** The `iss` of the access tokens this key manager issues. */
   get issuer(): string {
@@ -128,6 +131,7 @@ export class TokenService {
     this.now = o.now ?? Date.now;
     this.random = o.randomToken ?? randomToken;
     this.randomId = o.randomId ?? randomUUID;
+    this.warnings = new RepeatedWarnings(o.log);
   }
 
   // ------------------------------------------------------------------------------------------ token
@@ -463,13 +467,18 @@ export class TokenService {
   private storeError(err: unknown): Error {
     if (err instanceof OAuthError) return err;
     const e = err as Error & { code?: string };
-    if (err instanceof StoreUnavailableError || /ECONNREFUSED|ETIMEDOUT|ECONNRESET|EPIPE|57P0|08\d\d\d/.test(String(e?.code ?? ''))
-      || /timeout exceeded when trying to connect|Connection terminated|connection error|terminating connection/i.test(e?.message ?? '')) {
-      this.o.log.error({ err: e.message }, 'token store unavailable');
+    if (isUnavailable(err)) {
+      // A full disk or a lost database fails every request until it is fixed: a line per window, not per request.
+      this.warnings.error('store unavailable', { err: e.message }, 'token store unavailable: answering 503 temporarily_unavailable');
       return new TemporarilyUnavailableError('the token store is unavailable; try again');
     }
-    this.o.log.error({ err: e?.stack ?? String(err) }, 'token service failure');
+    this.warnings.error(`failure ${e?.name ?? ''} ${e?.code ?? ''}`, { err: e?.stack ?? String(err) }, 'token service failure');
     return new ServerError('internal error; see the key manager log');
+  }
+
+  /** Writes the warnings still counted (the key manager stops). */
+  stop(): void {
+    this.warnings.stop();
   }
 }
 

@@ -50,6 +50,33 @@ class TextStream implements DestinationStream {
   write(line: string): void { this.out.write(toText(line)); }
 }
 
+/** Log text held for a file that cannot be written (a full disk) before lines are dropped. */
+const MAX_PENDING_BYTES = 16 * 1024 * 1024;
+
+type Boom = ReturnType<typeof pino.destination>;
+
+/**
+ * An asynchronous file destination (sonic-boom) that survives a disk that cannot be written: without an
+ * 'error' listener, a write failing with ENOSPC is an unhandled 'error' event, and what waits is kept without
+ * a bound. Here the first failure of a burst is said once on stderr, what waits is capped (the rest is
+ * dropped), and writing resumes with the next line once the disk takes it again.
+ */
+export function fileDestination(file: string): Boom {
+  const d = pino.destination({ dest: file, sync: false, append: true, mkdir: true, maxLength: MAX_PENDING_BYTES });
+  let failing = false;
+  d.on('error', (err: NodeJS.ErrnoException) => {
+    if (failing) return;
+    failing = true;
+    process.stderr.write(`sluice: cannot write ${file} (${err.code ?? err.message}); its lines wait in memory up to ${MAX_PENDING_BYTES >> 20} MiB, then are dropped, until it can\n`);
+  });
+  d.on('write', () => {
+    if (!failing) return;
+    failing = false;
+    process.stderr.write(`sluice: writing ${file} again\n`);
+  });
+  return d;
+}
+
 /**
  * The process logger: stdout plus the home's log file, text or JSON. Writes are asynchronous (sonic-boom)
  * so that a log line never blocks an io thread on disk. A JSON line reads
@@ -63,7 +90,7 @@ export function createLogger(settings: LogSettings): Logger {
   if (settings.console !== false) streams.push({ stream: wrap(pino.destination({ dest: 1, sync: false })), level: 'trace' });
   if (settings.file) {
     fs.mkdirSync(path.dirname(settings.file), { recursive: true });
-    streams.push({ stream: wrap(pino.destination({ dest: settings.file, sync: false, append: true, mkdir: true })), level: 'trace' });
+    streams.push({ stream: wrap(fileDestination(settings.file)), level: 'trace' });
   }
   const family = new Set<WeakRef<Logger>>();
   const root = pino(

@@ -112,6 +112,9 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
     };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
+    // A file reaching the file size limit (ulimit -f) must fail its write (EFBIG, handled like a full disk),
+    // not kill the process with SIGXFSZ's default action.
+    process.on('SIGXFSZ', () => {});
     keepAlive = setInterval(() => {}, 1 << 30);
   }
 
@@ -151,14 +154,18 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
     view: () => healthCheckView(config),
     dataSources: () => dataSources,
     hasUserStore: () => userStore !== null,
+    eventSync: () => sync?.eventMode() ?? null,
     async probeUserStore() {
       if (!userStore) throw new Error('no user store on this node');
       await userStore.users.get(keyManagerAccessView(config).superAdmin.username);
     },
     readiness: () => {
       const down = gateway?.threads.down ?? [];
+      // The apim_db store failing (a full disk, PostgreSQL gone): no token can be issued, no admin change saved.
+      const storeProblem = userStore?.db.availability.problem ?? null;
       const reasons = stopping ? ['stopping'] : [...notReady, ...down.map((i) => `io thread ${i} is down (restarting)`)];
-      return { ready: ready && !stopping && down.length === 0, reasons };
+      if (!stopping && storeProblem !== null) reasons.push(`the apim_db store is unavailable: ${storeProblem.message}`);
+      return { ready: ready && !stopping && down.length === 0 && storeProblem === null, reasons };
     },
   });
 

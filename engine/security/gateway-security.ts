@@ -1,3 +1,4 @@
+import { RepeatedWarnings } from '../log/repeated-warnings.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -85,8 +86,11 @@ export class GatewaySecurity {
   private lastRefreshAsk = 0;
   private readonly timer: NodeJS.Timeout;
   readonly wwwAuthenticate: (error: string | null, description: string) => string;
+  /** Failures that come once per call (the key manager unreachable): one line per window, with a count. */
+  private readonly warnings: RepeatedWarnings;
 
   constructor(state: SharedStateReceiver, private readonly log: Logger, private readonly askMain: (payload: unknown) => void) {
+    this.warnings = new RepeatedWarnings(log);
     this.wwwAuthenticate = (error, description) => {
       const realm = this.settings?.realm ?? 'Sluice';
       return error === null ? `Bearer realm="${realm}"` : `Bearer realm="${realm}", error="${error}", error_description="${description.replace(/"/g, "'")}"`;
@@ -213,7 +217,7 @@ export class GatewaySecurity {
     this.pool().run(task).then(
       (r: VerifyResult) => this.onVerified(ctx, token, r),
       (err: Error) => {
-        this.log.error({ err: err.message }, 'token verification worker failed');
+        this.warnings.error('verify worker', { err: err.message }, 'token verification worker failed');
         if (!ctx.finished) ctx.raise(900900, { description: 'The access token could not be validated' });
       },
     );
@@ -286,7 +290,7 @@ export class GatewaySecurity {
       const text = await res.body.text();
       if (ctx.finished) return;
       if (res.statusCode !== 200) {
-        this.log.error({ status: res.statusCode }, 'key validation call refused');
+        this.warnings.error('introspection refused', { status: res.statusCode }, 'key validation call refused');
         ctx.raise(900900, { description: 'The key manager refused the key validation call' });
         return;
       }
@@ -312,7 +316,7 @@ export class GatewaySecurity {
       });
     }, (err: Error) => {
       if (ctx.finished) return;
-      this.log.error({ err: err.message, url: s.introspection.url }, 'the key manager cannot be reached for key validation');
+      this.warnings.error('introspection unreachable', { err: err.message, url: s.introspection.url }, 'the key manager cannot be reached for key validation');
       ctx.raise(900900, { description: 'The key manager cannot be reached to validate the access token' });
     });
   }
@@ -330,6 +334,7 @@ export class GatewaySecurity {
 
   stop(): void {
     clearInterval(this.timer);
+    this.warnings.stop();
     void this.workers?.destroy();
     void this.introspection?.close();
   }

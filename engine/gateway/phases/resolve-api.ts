@@ -17,7 +17,9 @@ export class ResolveApiPhase implements GatewayPhase {
   constructor(private readonly deployed: DeployedApis) {}
 
   onRequest(ctx: MessageContext): PhaseResult {
-    const match = this.deployed.router.findApi(ctx.path);
+    // One deployment for the whole call: the router and the endpoints come from the same snapshot.
+    const deployment = this.deployed.current;
+    const match = deployment.router.findApi(ctx.path);
     if (match === null) {
       const token = this.deployed.tokenRoute(ctx.path);
       if (token !== null && ctx.method === 'POST') {
@@ -63,7 +65,9 @@ export class ResolveApiPhase implements GatewayPhase {
       return PhaseResult.STOP;
     }
     ctx.resource = resource;
-    ctx.target = this.deployed.production(api);
+    const endpoints = deployment.endpointsOf(api);
+    ctx.endpoints = endpoints;
+    ctx.target = endpoints.production;
     return PhaseResult.CONTINUE;
   }
 }
