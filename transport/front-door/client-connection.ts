@@ -238,6 +238,11 @@ export class ClientConnection {
       else x.pendingError = refusal;
       return;
     }
+    this.refuseWithoutHead(refusal);
+  }
+
+  /** A refusal before any head was accepted: an exchange of its own answers it in its turn, then the close. */
+  private refuseWithoutHead(refusal: DoorRefusal): void {
     const head = new RequestHead();
     head.keepAlive = false;
     const y = new ClientExchange(this, head);
@@ -317,13 +322,7 @@ export class ClientConnection {
   /** The client closed its side in the middle of a head: it gets an answer, never a silent close. */
   private refuseTruncatedHead(): void {
     this.reading = Reading.STOPPED;
-    const head = new RequestHead();
-    head.keepAlive = false;
-    const y = new ClientExchange(this, head);
-    y.bodyComplete = true;
-    y.pendingError = new DoorRefusal(Refusal.BAD_REQUEST, 'The connection ended inside a request head');
-    this.queue.push(y);
-    if (this.queue[0] === y) this.activate(y);
+    this.refuseWithoutHead(new DoorRefusal(Refusal.BAD_REQUEST, 'The connection ended inside a request head'));
   }
 
   /** The gateway is stopping: idle connections close now, busy ones after their current response. */
@@ -418,13 +417,7 @@ export class ClientConnection {
       if (active === undefined && now - this.headStartedAt > t.headerMs) {
         // A head that never completes (slowloris) gets its answer, then the close.
         this.reading = Reading.STOPPED;
-        const head = new RequestHead();
-        head.keepAlive = false;
-        const y = new ClientExchange(this, head);
-        y.bodyComplete = true;
-        y.pendingError = new DoorRefusal(Refusal.HEAD_TIMEOUT, 'The request head did not arrive in time');
-        this.queue.push(y);
-        this.activate(y);
+        this.refuseWithoutHead(new DoorRefusal(Refusal.HEAD_TIMEOUT, 'The request head did not arrive in time'));
       }
       return;
     }
