@@ -196,7 +196,7 @@ function machine(): Record<string, string> {
     cores: `${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown'}`,
     'load average at start': os.loadavg().map((l) => l.toFixed(2)).join(' '),
     node: process.version,
-    nginx: versionOf('nginx', ['-v']).replace(/^nginx version: /, ''),
+    nginx: versionOf('nginx', ['-v']).replace(/^nginx version: nginx\//, ''),
     haproxy: versionOf('haproxy', ['-v']).replace(/^HAProxy version (\S+).*/, '$1'),
     wrk: versionOf('wrk', ['--version']).replace(/^wrk (\S+).*/, '$1'),
   };

@@ -95,7 +95,10 @@ export function runLine(r: BenchResults): string {
 
 /** The whole results section of docs/performance.md, with the charts at `chartDir` (relative to the page). */
 export function resultsSection(r: BenchResults, chartDir: string): string {
-  const charts = r.threads.flatMap((t) => [`![requests/s, ${t} thread(s)](${chartDir}/bench-rps-t${t}.svg)`, `![CPU µs per call, ${t} thread(s)](${chartDir}/bench-cpu-t${t}.svg)`]);
+  const charts = r.threads.flatMap((t) => {
+    const th = `${t} thread${t === 1 ? '' : 's'}`;
+    return [`![requests/s, ${th}](${chartDir}/bench-rps-t${t}.svg)`, `![CPU µs per call, ${th}](${chartDir}/bench-cpu-t${t}.svg)`];
+  });
   return [
     runLine(r), '',
     ...charts.map((c) => `${c}\n`),

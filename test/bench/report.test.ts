@@ -88,8 +88,8 @@ t.test('tables: a row per thread count, scenario and connections, a column per p
   t.match(cpu, /\| 15\.0 \(3\.0 \+ 12\.0\) \|  \|  \|  \| 28\.0 \(12\.5 \+ 15\.5\) \|/);
   t.match(cpu, /60\.0 \(40\.0 \+ 20\.0\)/);
   const section = resultsSection(r, 'img');
-  t.match(section, /!\[requests\/s, 1 thread\(s\)\]\(img\/bench-rps-t1\.svg\)/);
-  t.match(section, /!\[CPU µs per call, 1 thread\(s\)\]\(img\/bench-cpu-t1\.svg\)/);
+  t.match(section, /!\[requests\/s, 1 thread\]\(img\/bench-rps-t1\.svg\)/);
+  t.match(section, /!\[CPU µs per call, 1 thread\]\(img\/bench-cpu-t1\.svg\)/);
   t.match(section, /`npm run bench`, 2026-11-25T10:00:00\.000Z/);
   t.notMatch(section, /smoke run/);
   t.match(resultsSection({ ...r, quick: true }, 'img'), /a smoke run/, 'a smoke run says it is one');
