@@ -74,8 +74,8 @@ const OFFSET = 700;
 
 const BODY_10K = Buffer.alloc(10 * 1024, 120);
 const BODY_1M = Buffer.alloc(1024 * 1024, 121);
-/** The reference scenario's 1 KiB JSON payload. */
-const BODY_1K_JSON = Buffer.from(JSON.stringify({ payload: 'x'.repeat(1024 - 15) }));
+/** The reference scenario's 1 KiB JSON payload: `{"payload":"xx...x"}`, 1024 bytes. */
+const BODY_1K_JSON = Buffer.from(JSON.stringify({ payload: 'x'.repeat(1024 - '{"payload":""}'.length) }));
 
 /** Which proxies take part in each scenario: the floor proxies GETs only; the Sluice-only rows have no peer. */
 const SCENARIO_PROXIES: Record<ScenarioId, readonly ProxyId[]> = {
