@@ -1,4 +1,4 @@
-// Run by `npm test` before tap: the programs the suite starts (real PostgreSQL, Redis, wrk, openssl) must be
+// Run by `npm test` before tap: the programs the suite starts (real PostgreSQL, Redis, wrk, HAProxy, openssl) must be
 // installed. When one is missing, one line says which and how to install them, instead of dozens of failures.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,6 +9,7 @@ const needs = [
   ['postgresql', postgres],
   ['redis-server', () => onPath('redis-server')],
   ['wrk', () => onPath('wrk')],
+  ['haproxy', () => onPath('haproxy') || fs.existsSync('/usr/sbin/haproxy')],
   ['openssl', () => onPath('openssl')],
 ];
 const missing = needs.filter(([, found]) => !found()).map(([pkg]) => pkg);
