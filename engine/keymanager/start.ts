@@ -1,5 +1,5 @@
 import type { Config } from '../../conf/config.js';
-import { apimDbView, keyManagerAccessView, oauthView, revocationView, tokenPersistenceView } from '../../conf/typed-config.js';
+import { apimDbView, authorizationView, keyManagerAccessView, oauthView, revocationView, tokenPersistenceView } from '../../conf/typed-config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../log/logger.js';
 import { servletFromConfig, type ServletServer, type ServletAddresses } from '../servlet/index.js';
@@ -14,6 +14,11 @@ import { SigningKeys } from './signing-keys.js';
 import { TokenCodec } from './token-crypto.js';
 import { TokenService } from './token-service.js';
 import { UserDirectory } from './users.js';
+import { AuthorizationEndpoint } from './authorize/authorization-endpoint.js';
+import { StateSealer } from './authorize/sealed-state.js';
+import { UserInfo } from './oidc/userinfo.js';
+import { RoleScopes } from './user-store/role-scopes.js';
+import type { UserStore } from './user-store/user-store.js';
 
 /** Log fields that never appear in clear, whatever a caller passes. */
 export const REDACT_PATHS = [
@@ -21,6 +26,9 @@ export const REDACT_PATHS = [
   'token', '*.token', 'access_token', '*.access_token', 'refresh_token', '*.refresh_token',
   'authorization', '*.authorization', 'headers.authorization', 'req.headers.authorization', '*.headers.authorization',
 ];
+
+/** How long an expired authorization code (and so its nonce) is remembered. */
+const CODE_RETENTION_MS = 24 * 3600 * 1000;
 
 export interface KeyManagerOptions {
   /** Replace the configured servlet ports (tests use 0). */
@@ -46,6 +54,10 @@ export interface RunningKeyManager {
   readonly keys: SigningKeys;
   readonly applications: DeclarativeApplications;
   readonly clients: ClientDirectory;
+  /** Where resource owners are checked (the database, or the database then LDAP). */
+  readonly users: UserStore;
+  /** Scope-role bindings; clear after a role changes. */
+  readonly roleScopes: RoleScopes;
   /** Runs [oauth.token_cleanup] now; returns the rows removed. */
   cleanup(): Promise<number>;
   stop(): Promise<void>;
@@ -59,6 +71,7 @@ export interface RunningKeyManager {
 export async function startKeyManager(config: Config, parentLog: Logger, bus: EventBus, opts: KeyManagerOptions = {}): Promise<RunningKeyManager> {
   const log = parentLog.child({ component: 'keymanager' }, { redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
   const oauth = oauthView(config);
+  const authz = authorizationView(config);
   const persistence = tokenPersistenceView(config);
   const access = keyManagerAccessView(config);
   const home = config.home;
@@ -78,14 +91,16 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
     throw err;
   };
   try {
-    const users = new UserDirectory(store);
-    await users.ensureSuperAdmin(access.superAdmin, log);
+    const directory = new UserDirectory(store);
+    await directory.ensureSuperAdmin(access.superAdmin, log);
+    const users: UserStore = directory;
+    const roleScopes = new RoleScopes(store);
     const codec = TokenCodec.create({ hash: oauth.hashTokens, encrypt: oauth.encryptTokens, securityDir: home.securityDir });
     const writer = new TokenWriter(store.tokens, persistence.persistencePoolSize);
     cleanups.unshift(() => writer.close());
     const clients = new ClientDirectory(store);
     const tokens = new TokenService({
-      store, writer, clients, users, keys, codec, bus, oauth,
+      store, writer, clients, users, roleScopes, authz, keys, codec, bus, oauth,
       retryCount: persistence.retryCountOnPersistenceFailures,
       validation: access.validation,
       log,
@@ -114,12 +129,13 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
     await applications.start();
     cleanups.unshift(() => applications.stop());
 
-    const registration = new ClientRegistration(store, users, registryChanged);
+    const registration = new ClientRegistration(store, directory, registryChanged);
 
     let cleanupTimer: NodeJS.Timeout | undefined;
     let cleaning: Promise<number> | undefined;
     const cleanup = (): Promise<number> => {
-      cleaning ??= store.tokens.cleanup(Date.now(), persistence.retainForAudit).then((n) => {
+      // Codes are kept a day past their expiry: their nonces are refused again that long.
+      cleaning ??= Promise.all([store.tokens.cleanup(Date.now(), persistence.retainForAudit), store.codes.cleanup(Date.now(), CODE_RETENTION_MS)]).then(([n]) => {
         if (n) log.info({ removed: n, audited: persistence.retainForAudit }, 'expired tokens cleaned up');
         return n;
       }).finally(() => { cleaning = undefined; });
@@ -148,7 +164,14 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
       ownedServlet = true;
       if (made.ownsTls) tls = made.tls;
     }
-    mountKeyManagerRoutes(servlet, tokens, keys, registration);
+    const authorize = new AuthorizationEndpoint({
+      clients, users, roleScopes, scopes: tokens.scopes, store, view: authz, grantEnabled: oauth.grantEnabled.authorization_code,
+      sealer: new StateSealer(keys.deriveSecret('authorization-state')), issuer: oauth.issuer, path: '/oauth2/authorize',
+      log: log.child({ component: 'authorize' }), ...(opts.now ? { now: opts.now } : {}),
+    });
+    mountKeyManagerRoutes(servlet, tokens, keys, registration, {
+      authorize, userinfo: new UserInfo(store, users, opts.now), grantEnabled: oauth.grantEnabled, pkceAllowPlain: authz.pkceAllowPlain,
+    });
     let addresses: ServletAddresses = servlet.addresses();
     if (ownedServlet) {
       if (tls) { const t = tls; cleanups.unshift(() => removeGeneratedFiles(t)); }
@@ -164,7 +187,7 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
 
     let stopped: Promise<void> | undefined;
     return {
-      servlet, addresses, store, tokens, keys, applications, clients, cleanup,
+      servlet, addresses, store, tokens, keys, applications, clients, users, roleScopes, cleanup,
       stop() {
         stopped ??= (async () => {
           for (const c of cleanups.splice(0)) {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AuthorizationView } from '../../conf/views/identity.js';
 import type { OAuthView } from '../../conf/views/keymanager.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../log/logger.js';
@@ -13,15 +14,19 @@ import { ScopePolicy, parseScope } from './scopes.js';
 import { safeEqual } from './secret-hash.js';
 import type { SigningKeys } from './signing-keys.js';
 import { randomToken, tokenHash, type TokenCodec } from './token-crypto.js';
-import { ADMIN_ROLE, type UserDirectory } from './users.js';
+import { ADMIN_ROLE } from './users.js';
+import type { UserStore } from './user-store/user-store.js';
+import type { RoleScopes } from './user-store/role-scopes.js';
+import { verifierMatches, isWellFormedVerifier } from './authorize/pkce.js';
+import { atHash } from './oidc/id-token.js';
 
 /** The grants this token service implements. */
-export const IMPLEMENTED_GRANTS = ['client_credentials', 'password', 'refresh_token'] as const;
+export const IMPLEMENTED_GRANTS = ['client_credentials', 'password', 'refresh_token', 'authorization_code'] as const;
 export type ImplementedGrant = (typeof IMPLEMENTED_GRANTS)[number];
 
 /** Grants the catalog knows (and URNs for them) that Sluice does not implement: unsupported_grant_type. */
 const KNOWN_UNIMPLEMENTED = new Set([
-  'authorization_code', 'implicit', 'saml_bearer', 'iwa_ntlm', 'jwt_bearer', 'kerberos',
+  'implicit', 'saml_bearer', 'iwa_ntlm', 'jwt_bearer', 'kerberos',
   'urn:ietf:params:oauth:grant-type:jwt-bearer', 'urn:ietf:params:oauth:grant-type:saml2-bearer',
   'urn:ietf:params:oauth:grant-type:device_code', 'urn:ietf:params:oauth:grant-type:token-exchange', 'iwa:ntlm', 'kerberos',
 ]);
@@ -33,6 +38,8 @@ export interface TokenResponse {
   readonly scope: string;
   readonly token_type: 'Bearer';
   readonly expires_in: number;
+  /** OpenID Connect: when the granted scopes hold `openid`. */
+  readonly id_token?: string;
 }
 
 /** RFC 7662 response, plus what the gateway needs to authorize the call. */
@@ -79,7 +86,9 @@ export interface TokenServiceOptions {
   readonly store: ApimStore;
   readonly writer: TokenWriter;
   readonly clients: ClientDirectory;
-  readonly users: UserDirectory;
+  readonly users: UserStore;
+  readonly roleScopes: RoleScopes;
+  readonly authz: AuthorizationView;
   readonly keys: SigningKeys;
   readonly codec: TokenCodec;
   readonly bus: EventBus;
@@ -105,6 +114,8 @@ interface IssueParams {
   /** Refresh grant: the refresh token being used (its hash). */
   readonly rotate?: string;
   readonly parentTokenId?: string;
+  /** OpenID Connect: an id_token goes with the tokens (the scopes hold openid). */
+  readonly idToken?: { readonly nonce?: string; readonly authTime?: number };
 }
 
 /**
@@ -131,6 +142,11 @@ export class TokenService {
 
   // ------------------------------------------------------------------------------------------ token
 
+  /** Whether the token endpoint implements this grant_type value. */
+  implements(grantType: string): boolean {
+    return (IMPLEMENTED_GRANTS as readonly string[]).includes(grantType);
+  }
+
   /** POST /oauth2/token with its form parameters and Authorization header. */
   async token(form: URLSearchParams, authorization: string | undefined): Promise<TokenResponse> {
     rejectRepeatedParameters(form);
@@ -148,7 +164,13 @@ export class TokenService {
       case 'client_credentials': return this.clientCredentials(form, client);
       case 'password': return this.password(form, client);
       case 'refresh_token': return this.refresh(form, client);
+      case 'authorization_code': return this.authorizationCode(form, client);
     }
+  }
+
+  /** Whether these scopes ask for an id_token (OpenID Connect Core §3.1.2.1). */
+  private static openid(scopes: readonly string[]): boolean {
+    return scopes.includes('openid');
   }
 
   private refreshAllowed(client: Client): boolean {
@@ -157,10 +179,11 @@ export class TokenService {
 
   private async clientCredentials(form: URLSearchParams, client: Client): Promise<TokenResponse> {
     const scopes = this.scopes.grant(parseScope(form.get('scope')), client.key.scopes);
-    return this.issue({
+    return (await this.issue({
       client, grantType: 'client_credentials', user: client.app.owner, userType: 'APPLICATION', scopes,
       withRefresh: this.o.oauth.clientCredentialsRefreshTokens && this.refreshAllowed(client),
-    });
+      ...(this.o.authz.clientCredentialsIdToken && TokenService.openid(scopes) ? { idToken: {} } : {}),
+    })).response;
   }
 
   private async password(form: URLSearchParams, client: Client): Promise<TokenResponse> {
@@ -168,10 +191,57 @@ export class TokenService {
     const password = form.get('password');
     if (!username) throw new InvalidRequestError('username is missing');
     if (password === null) throw new InvalidRequestError('password is missing');
-    const scopes = this.scopes.grant(parseScope(form.get('scope')), client.key.scopes);
-    const user = await this.o.users.authenticate(username, password);
+    const requested = this.scopes.grant(parseScope(form.get('scope')), client.key.scopes);
+    const user = await this.guard(() => this.o.users.authenticate(username, password));
     if (!user) throw new InvalidGrantError('invalid resource owner credentials');
-    return this.issue({ client, grantType: 'password', user: user.username, userType: 'APPLICATION_USER', scopes, withRefresh: this.refreshAllowed(client) });
+    const scopes = await this.guard(() => this.o.roleScopes.filter(requested, user.roles));
+    return (await this.issue({
+      client, grantType: 'password', user: user.username, userType: 'APPLICATION_USER', scopes, withRefresh: this.refreshAllowed(client),
+      ...(TokenService.openid(scopes) ? { idToken: { authTime: this.now() } } : {}),
+    })).response;
+  }
+
+  /**
+   * RFC 6749 §4.1.3 with RFC 7636 §4.5-4.6. The code is looked up by hash; another client's code is
+   * invalid_grant and left alone (its owner may still use it). The owner's first presentation uses it up,
+   * whatever follows: a wrong redirect_uri or code_verifier wastes it. A code presented twice revokes the
+   * tokens it produced (§4.1.2). A code_verifier for a code issued without a challenge is refused (PKCE
+   * downgrade, RFC 9700 §2.1.1).
+   */
+  private async authorizationCode(form: URLSearchParams, client: Client): Promise<TokenResponse> {
+    const code = form.get('code');
+    if (!code) throw new InvalidRequestError('code is missing');
+    const verifier = form.get('code_verifier');
+    const redirectUri = form.get('redirect_uri');
+    const hash = tokenHash(code);
+    const found = await this.guard(() => this.o.store.codes.find(hash));
+    if (!found || found.clientId !== client.key.clientId) throw new InvalidGrantError('the authorization code is invalid, expired, used, or was issued to another client');
+    const now = this.now();
+    const r = await this.guard(() => this.o.store.codes.redeem(hash, now));
+    if (r.kind === 'reused') {
+      if (r.tokenId) await this.revokeIssuance(r.tokenId, 'authorization code presented again');
+      this.o.log.warn({ client: client.key.clientId, tokenId: r.tokenId }, 'an authorization code was presented twice; the tokens it produced are revoked');
+      throw new InvalidGrantError('the authorization code is invalid, expired, used, or was issued to another client');
+    }
+    if (r.kind !== 'redeemed') throw new InvalidGrantError('the authorization code is invalid, expired, used, or was issued to another client');
+    const c = r.code;
+    if (c.redirectUri !== '' ? redirectUri !== c.redirectUri : redirectUri !== null && redirectUri !== client.key.callbackUrl) {
+      throw new InvalidGrantError('redirect_uri does not match the one of the authorization request');
+    }
+    if (c.codeChallenge && c.codeChallengeMethod) {
+      if (verifier === null) throw new InvalidGrantError('code_verifier is missing: the authorization request carried a code_challenge');
+      if (!isWellFormedVerifier(verifier) || !verifierMatches(verifier, c.codeChallenge, c.codeChallengeMethod)) throw new InvalidGrantError('code_verifier does not match the code_challenge');
+    } else if (verifier !== null) {
+      throw new InvalidGrantError('code_verifier given, but the authorization request carried no code_challenge');
+    }
+    const scopes = c.scope.split(' ').filter(Boolean);
+    const issued = await this.issue({
+      client, grantType: 'authorization_code', user: c.authorizedUser, userType: 'APPLICATION_USER', scopes,
+      withRefresh: this.refreshAllowed(client),
+      ...(TokenService.openid(scopes) ? { idToken: { authTime: c.authTime, ...(c.nonce !== null ? { nonce: c.nonce } : {}) } } : {}),
+    });
+    await this.guard(() => this.o.store.codes.setToken(hash, issued.tokenId));
+    return issued.response;
   }
 
   private async refresh(form: URLSearchParams, client: Client): Promise<TokenResponse> {
@@ -188,13 +258,16 @@ export class TokenService {
     const original = row.scope.split(' ').filter(Boolean);
     const extra = requested.filter((s) => !original.includes(s));
     if (extra.length) throw new InvalidScopeError(`the refresh cannot add scopes the original grant did not have: ${extra.join(' ')}`);
-    return this.issue({
+    const scopes = requested.length ? requested : original;
+    return (await this.issue({
       client, grantType: 'refresh_token', user: row.authorizedUser, userType: row.userType,
-      scopes: requested.length ? requested : original, withRefresh: true, rotate: hash, parentTokenId: row.tokenId,
-    });
+      scopes, withRefresh: true, rotate: hash, parentTokenId: row.tokenId,
+      // A refreshed id_token carries no nonce (OpenID Connect Core §12.2).
+      ...(TokenService.openid(scopes) && (row.userType === 'APPLICATION_USER' || this.o.authz.clientCredentialsIdToken) ? { idToken: {} } : {}),
+    })).response;
   }
 
-  private async issue(p: IssueParams): Promise<TokenResponse> {
+  private async issue(p: IssueParams): Promise<{ response: TokenResponse; tokenId: string }> {
     const { oauth, retryCount, log } = this.o;
     const validity = p.userType === 'APPLICATION' ? oauth.appAccessTokenValidity : oauth.userAccessTokenValidity;
     for (let attempt = 0; ; attempt++) {
@@ -209,7 +282,7 @@ export class TokenService {
         } else {
           await this.o.writer.write(minted.record);
         }
-        return minted.response;
+        return { response: minted.response, tokenId: minted.record.tokenId };
       } catch (err) {
         if (err instanceof UniqueViolationError) {
           if (attempt < retryCount) {
@@ -276,12 +349,24 @@ export class TokenService {
       stateChangedAt: null,
       parentTokenId: p.parentTokenId ?? null,
     };
+    const idToken = p.idToken ? await this.o.keys.sign({
+      iss: this.o.oauth.issuer,
+      sub: p.user,
+      aud: key.clientId,
+      azp: key.clientId,
+      iat,
+      exp: iat + this.o.authz.idTokenValidity,
+      ...(p.idToken.authTime !== undefined ? { auth_time: Math.floor(p.idToken.authTime / 1000) } : {}),
+      ...(p.idToken.nonce !== undefined ? { nonce: p.idToken.nonce } : {}),
+      at_hash: atHash(access),
+    }, 'JWT') : undefined;
     const response: TokenResponse = {
       access_token: access,
       ...(refresh ? { refresh_token: refresh } : {}),
       scope,
       token_type: 'Bearer',
       expires_in: validity,
+      ...(idToken ? { id_token: idToken } : {}),
     };
     return { record, response };
   }
@@ -321,6 +406,16 @@ export class TokenService {
       revokedAccessToken: row.tokenId,
       ...(space === 'refresh' ? { revokedRefreshToken: token } : {}),
     };
+  }
+
+  /** Revokes one issuance by its id (a code presented twice) and tells the gateways. */
+  private async revokeIssuance(tokenId: string, why: string): Promise<void> {
+    const row = await this.guard(() => this.o.store.tokens.findById(tokenId));
+    if (!row) return;
+    const now = this.now();
+    const changed = await this.guard(() => this.o.store.tokens.revoke(tokenId, now));
+    if (changed && row.expiresAt > now) await this.publishRevoked([toRevoked(row)], now);
+    this.o.log.info({ tokenId, client: row.clientId, why, changed }, 'token revoked');
   }
 
   /** Revokes every active token of these clients (application or key removed) and tells the gateways. */

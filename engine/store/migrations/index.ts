@@ -8,6 +8,7 @@ import { m004Apis } from './004-apis.js';
 import { m005Throttling } from './005-throttling.js';
 import { m006Gateways } from './006-gateways.js';
 import { m007Events } from './007-events.js';
+import { m008Identity } from './008-identity.js';
 
 export type { Migration };
 
@@ -15,7 +16,7 @@ export type { Migration };
  * Every migration, in version order. Another table group adds its file here with the next number
  * (docs/store.md lists them).
  */
-export const MIGRATIONS: readonly Migration[] = [m001Users, m002Applications, m003OAuthTokens, m004Apis, m005Throttling, m006Gateways, m007Events];
+export const MIGRATIONS: readonly Migration[] = [m001Users, m002Applications, m003OAuthTokens, m004Apis, m005Throttling, m006Gateways, m007Events, m008Identity];
 
 const LOCK_ID = 0x51_75_1c_e0; // PostgreSQL advisory lock: one node migrates at a time.
 
