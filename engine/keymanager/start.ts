@@ -166,7 +166,7 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
     }
     const authorize = new AuthorizationEndpoint({
       clients, users, roleScopes, scopes: tokens.scopes, store, view: authz, grantEnabled: oauth.grantEnabled.authorization_code,
-      sealer: new StateSealer(keys.deriveSecret('authorization-state')), issuer: oauth.issuer, path: '/oauth2/authorize',
+      sealer: new StateSealer(keys.deriveSecret('authorization-state'), opts.now), issuer: oauth.issuer, path: '/oauth2/authorize',
       log: log.child({ component: 'authorize' }), ...(opts.now ? { now: opts.now } : {}),
     });
     mountKeyManagerRoutes(servlet, tokens, keys, registration, {

@@ -43,7 +43,7 @@ export class BrowserSession {
   }
 
   async authorize(params: AuthorizeParams, raw?: string): Promise<Res> {
-    const q = raw ?? new URLSearchParams(Object.entries({ response_type: 'code', ...params }).filter(([, v]) => v !== undefined) as [string, string][]).toString();
+    const q = raw ?? new URLSearchParams(Object.entries('response_type' in params ? params : { response_type: 'code', ...params }).filter(([, v]) => v !== undefined) as [string, string][]).toString();
     const res = await request(`${this.base}/oauth2/authorize?${q}`, { headers: this.cookie ? { cookie: this.cookie } : {} });
     this.remember(res);
     return res;
