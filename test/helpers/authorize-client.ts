@@ -49,6 +49,13 @@ export class BrowserSession {
     return res;
   }
 
+  /** GET an authorization URL built elsewhere (by an OIDC client library). */
+  async open(url: string): Promise<Res> {
+    const res = await request(url, { headers: this.cookie ? { cookie: this.cookie } : {} });
+    this.remember(res);
+    return res;
+  }
+
   async post(fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Res> {
     const origin = this.base;
     const res = await request(`${this.base}/oauth2/authorize`, {

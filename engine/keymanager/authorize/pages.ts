@@ -24,7 +24,11 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-/** Headers of every page: no caching, no framing, no referrer (the page's URL carries the request), no script. */
+/**
+ * Headers of every page: no caching, no framing, no script, and no referrer beyond this origin (the page's
+ * URL carries the request). `same-origin` rather than `no-referrer`: under no-referrer browsers send
+ * `Origin: null` with the page's own form, and the endpoint refuses that as cross-site.
+ */
 function pageHeaders(formAction: readonly string[]): Record<string, string> {
   const actions = ["'self'", ...formAction].join(' ');
   return {
@@ -33,7 +37,7 @@ function pageHeaders(formAction: readonly string[]): Record<string, string> {
     pragma: 'no-cache',
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
+    'referrer-policy': 'same-origin',
     // form-action also governs where the consent form's redirect may go (browsers apply it to the 303).
     'content-security-policy': `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; form-action ${actions}; frame-ancestors 'none'; base-uri 'none'`,
   };
