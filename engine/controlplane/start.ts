@@ -62,6 +62,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Running
       return revoked.length;
     },
     clientsChanged() { km?.clients.invalidate(); },
+    rolesChanged() { km?.roleScopes.invalidate(); },
     async changed(kind: RegistryChangedEvent['kind']) {
       revision = Math.max(revision + 1, Date.now());
       await o.bus.publish({ type: 'registry.changed', kind, revision });

@@ -19,6 +19,7 @@ import { StateSealer } from './authorize/sealed-state.js';
 import { UserInfo } from './oidc/userinfo.js';
 import { RoleScopes } from './user-store/role-scopes.js';
 import type { UserStore } from './user-store/user-store.js';
+import { DeclarativeUsers } from './user-store/declarative-users.js';
 
 /** Log fields that never appear in clear, whatever a caller passes. */
 export const REDACT_PATHS = [
@@ -58,6 +59,8 @@ export interface RunningKeyManager {
   readonly users: UserStore;
   /** Scope-role bindings; clear after a role changes. */
   readonly roleScopes: RoleScopes;
+  /** users/*.toml: users and roles declared in files. */
+  readonly usersFiles: DeclarativeUsers;
   /** Runs [oauth.token_cleanup] now; returns the rows removed. */
   cleanup(): Promise<number>;
   stop(): Promise<void>;
@@ -95,6 +98,12 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
     await directory.ensureSuperAdmin(access.superAdmin, log);
     const users: UserStore = directory;
     const roleScopes = new RoleScopes(store);
+    const usersFiles = new DeclarativeUsers({
+      dir: home.usersDir, store, log: log.child({ component: 'users-files' }), rescanInterval: access.applicationsRescanInterval,
+      onChange: () => roleScopes.invalidate(),
+    });
+    await usersFiles.start();
+    cleanups.unshift(() => usersFiles.stop());
     const codec = TokenCodec.create({ hash: oauth.hashTokens, encrypt: oauth.encryptTokens, securityDir: home.securityDir });
     const writer = new TokenWriter(store.tokens, persistence.persistencePoolSize);
     cleanups.unshift(() => writer.close());
@@ -187,7 +196,7 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
 
     let stopped: Promise<void> | undefined;
     return {
-      servlet, addresses, store, tokens, keys, applications, clients, users, roleScopes, cleanup,
+      servlet, addresses, store, tokens, keys, applications, clients, users, roleScopes, usersFiles, cleanup,
       stop() {
         stopped ??= (async () => {
           for (const c of cleanups.splice(0)) {

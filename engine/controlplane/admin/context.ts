@@ -19,6 +19,8 @@ export interface AdminContext {
   revokeClients(clientIds: readonly string[]): Promise<number>;
   /** Applications changed: the key manager's client cache forgets them. */
   clientsChanged(): void;
+  /** Roles changed: the key manager's scope-role bindings are read again. */
+  rolesChanged(): void;
   /** Publishes `registry.changed`; resolves when this node's subscribers applied it (io threads included). */
   changed(kind: RegistryChangedEvent['kind']): Promise<void>;
 }

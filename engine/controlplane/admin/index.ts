@@ -7,6 +7,7 @@ import { mountGateways } from './gateways.js';
 import { AdminError, AdminRoutes, errorReply } from './http.js';
 import { OPENAPI } from './openapi.js';
 import { mountThrottling } from './throttling.js';
+import { mountUsers } from './users.js';
 
 export const ADMIN_BASE = '/api/am/admin/v1';
 
@@ -20,6 +21,7 @@ export function mountAdminApi(servlet: ServletServer, ctx: AdminContext): void {
   mountApplications(routes, ctx);
   mountThrottling(routes, ctx);
   mountGateways(routes, ctx);
+  mountUsers(routes, ctx);
   const handle = async (req: ServletRequest): Promise<Reply> => {
     try {
       if (!req.secure) throw new AdminError(403, 'the admin API is served on the HTTPS servlet port only');
