@@ -21,6 +21,8 @@ export const PATHS = {
   userinfo: '/oauth2/userinfo',
   discovery: '/.well-known/openid-configuration',
   discoveryUnderIssuer: '/oauth2/token/.well-known/openid-configuration',
+  /** Gateways check Basic-auth users here (internal: the key manager credentials, as introspection). */
+  authenticateUser: '/internal/identity/v1/authenticate',
 } as const;
 
 const JSON_TYPE = 'application/json';
@@ -104,6 +106,15 @@ export function mountKeyManagerRoutes(server: ServletServer, svc: TokenService, 
     try {
       const form = await oauthForm(req);
       return json(200, await svc.introspect(form, req.header('authorization')), { ...NO_STORE_HEADERS });
+    } catch (err) {
+      return oauthError(err);
+    }
+  });
+
+  server.route('POST', PATHS.authenticateUser, async (req) => {
+    try {
+      const form = await oauthForm(req);
+      return json(200, await svc.authenticateUser(form, req.header('authorization')), { ...NO_STORE_HEADERS });
     } catch (err) {
       return oauthError(err);
     }

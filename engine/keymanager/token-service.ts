@@ -429,8 +429,13 @@ export class TokenService {
   }
 
   /** Access tokens that are not valid any more but have not expired: a starting gateway loads them. */
-  revokedTokens(): Promise<RevokedToken[]> {
-    return this.guard(() => this.o.store.tokens.listInvalidUnexpired(this.now()));
+  async revokedTokens(): Promise<RevokedToken[]> {
+    const now = this.now();
+    const [tokens, keys] = await Promise.all([
+      this.guard(() => this.o.store.tokens.listInvalidUnexpired(now)),
+      this.guard(() => this.o.store.apiKeys.listRevokedUnexpired(now)),
+    ]);
+    return [...tokens, ...keys.map((k) => ({ tokenId: k.keyId, format: 'JWT' as const, clientId: '', expiresAt: k.expiresAt }))];
   }
 
   private async publishRevoked(list: readonly RevokedToken[], now: number): Promise<void> {
@@ -495,6 +500,21 @@ export class TokenService {
   }
 
   // ---------------------------------------------------------------------------------- authentication
+
+  /**
+   * A resource owner's user name and password checked for a gateway (Basic auth on an API): the caller
+   * authenticates as for introspection. Answers the user's roles and the scopes they bind, or inactive.
+   */
+  async authenticateUser(form: URLSearchParams, authorization: string | undefined): Promise<{ active: false } | { active: true; username: string; roles: readonly string[]; scopes: readonly string[] }> {
+    rejectRepeatedParameters(form);
+    await this.authenticateValidator(authorization);
+    const username = form.get('username');
+    const password = form.get('password');
+    if (!username || password === null) throw new InvalidRequestError('username and password are required');
+    const user = await this.guard(() => this.o.users.authenticate(username, password));
+    if (!user) return { active: false };
+    return { active: true, username: user.username, roles: user.roles, scopes: await this.guard(() => this.o.roleScopes.scopesOf(user.roles)) };
+  }
 
   async authenticateClient(form: URLSearchParams, authorization: string | undefined): Promise<Client> {
     const creds = presentedCredentials(form, authorization);

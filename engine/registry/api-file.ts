@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ApiDefinition, AuthType, CorsOverride, ResourceDefinition } from './types.js';
+import type { ApiDefinition, ApiSecurityScheme, AuthType, CorsOverride, ResourceDefinition } from './types.js';
 import { DeclarativeFileError, Fields, readTomlFile } from './toml-file.js';
 
 const API_TYPES = ['HTTP', 'GRAPHQL', 'WS'] as const;
@@ -7,7 +7,8 @@ const STATES = ['CREATED', 'PUBLISHED', 'BLOCKED', 'DEPRECATED', 'RETIRED', 'PRO
 const AUTH_TYPES: readonly AuthType[] = ['None', 'Application', 'Application User', 'Application & Application User'];
 const VERBS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'] as const;
 const KNOWN_FIELDS = new Set(['name', 'context', 'version', 'type', 'lifecycle_state', 'throttling_policy', 'endpoints', 'resources',
-  'in_sequence', 'out_sequence', 'fault_sequence', 'cors', 'backend_max_tps', 'client_certificates', 'description']);
+  'in_sequence', 'out_sequence', 'fault_sequence', 'cors', 'backend_max_tps', 'client_certificates', 'description', 'security']);
+const SECURITY_SCHEMES: readonly ApiSecurityScheme[] = ['oauth2', 'api_key', 'basic_auth'];
 
 function endpointUrl(f: Fields, obj: Record<string, unknown>, name: string, type: string): string | undefined {
   const v = f.string(obj, name);
@@ -62,6 +63,13 @@ export function parseApiDefinition(doc: Record<string, unknown>, file: string): 
     };
     if (cors.allowCredentials && cors.allowOrigins.includes('*')) throw new DeclarativeFileError(file, 'cors.allow_credentials = true needs explicit allow_origins, not "*"');
   }
+  let security: ApiSecurityScheme[] | undefined;
+  if (doc['security'] !== undefined) {
+    security = [...new Set(f.strings(doc, 'security').map((s) => s.toLowerCase()))] as ApiSecurityScheme[];
+    const bad = security.filter((s) => !SECURITY_SCHEMES.includes(s));
+    if (bad.length) throw new DeclarativeFileError(file, `security: ${bad.join(', ')} is not one of ${SECURITY_SCHEMES.join(', ')}`);
+    if (security.length === 0) throw new DeclarativeFileError(file, 'security: name at least one of oauth2, api_key, basic_auth');
+  }
   const backendMaxTps = f.number(doc, 'backend_max_tps');
   const inSequence = f.string(doc, 'in_sequence');
   const outSequence = f.string(doc, 'out_sequence');
@@ -79,6 +87,7 @@ export function parseApiDefinition(doc: Record<string, unknown>, file: string): 
     ...(cors ? { cors } : {}),
     ...(backendMaxTps !== undefined ? { backendMaxTps } : {}),
     ...(doc['client_certificates'] !== undefined ? { clientCertificates: f.strings(doc, 'client_certificates') } : {}),
+    ...(security ? { security } : {}),
     source: path.resolve(file),
   };
 }

@@ -47,12 +47,16 @@ export interface SecuritySettings {
 export const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'] as const;
 const ALLOWED = new Set<string>(ALLOWED_ALGORITHMS);
 
+/** What becomes of a JWT whose signature and issuer verified: an access token, or an API key (api-key-auth.ts). */
+export type VerifiedJwtHandler = (ctx: MessageContext, token: string, claims: JWTPayload) => void;
+
 interface PendingKid {
   readonly ctx: MessageContext;
   readonly token: string;
   readonly kid: string;
   readonly alg: string;
   readonly since: number;
+  readonly accept: VerifiedJwtHandler;
 }
 
 function workerFile(): string {
@@ -86,7 +90,7 @@ export class GatewaySecurity {
   private readonly timer: NodeJS.Timeout;
   readonly wwwAuthenticate: (error: string | null, description: string) => string;
 
-  constructor(state: SharedStateReceiver, private readonly log: Logger, private readonly askMain: (payload: unknown) => void) {
+  constructor(state: SharedStateReceiver, readonly log: Logger, private readonly askMain: (payload: unknown) => void) {
     this.wwwAuthenticate = (error, description) => {
       const realm = this.settings?.realm ?? 'Sluice';
       return error === null ? `Bearer realm="${realm}"` : `Bearer realm="${realm}", error="${error}", error_description="${description.replace(/"/g, "'")}"`;
@@ -120,7 +124,7 @@ export class GatewaySecurity {
     for (const k of set.keys ?? []) if (k.kid) next.set(k.kid, k);
     this.jwks = next;
     // Calls that waited for an unknown kid go on now, with the key or without it.
-    for (const p of this.pendingKids.splice(0)) this.verifyJwt(p.ctx, p.token, p.kid, p.alg, false);
+    for (const p of this.pendingKids.splice(0)) this.verifyJwt(p.ctx, p.token, p.kid, p.alg, false, p.accept);
   }
 
   private pool(): Piscina {
@@ -146,7 +150,7 @@ export class GatewaySecurity {
     const candidate = bearerCandidate(value);
     if (candidate !== null) {
       const hit = this.cache.get(candidate, now);
-      if (hit !== undefined) return this.useCached(ctx, hit, now);
+      if (hit !== undefined) return this.useCachedAccessToken(ctx, hit, now);
     }
     const m = BEARER.exec(value);
     if (m === null) {
@@ -156,13 +160,19 @@ export class GatewaySecurity {
     const token = m[1]!;
     if (candidate === null) {
       const hit = this.cache.get(token, now);
-      if (hit !== undefined) return this.useCached(ctx, hit, now);
+      if (hit !== undefined) return this.useCachedAccessToken(ctx, hit, now);
     }
     const parts = token.split('.');
     if (parts.length === 3) return this.startJwt(ctx, token, parts[0]!);
     if (parts.length !== 1) { this.invalid(ctx, 'the access token is malformed'); return PhaseResult.STOP; }
     this.introspect(ctx, token);
     return PhaseResult.SUSPEND;
+  }
+
+  /** The cache also holds API keys (api-key-auth.ts): one is not an access token, however it verified. */
+  private useCachedAccessToken(ctx: MessageContext, hit: TokenFacts, now: number): PhaseResult {
+    if (hit.tokenType === 'API_KEY') { this.invalid(ctx, 'an API key is not an access token (send it in the apikey header)'); return PhaseResult.STOP; }
+    return this.useCached(ctx, hit, now);
   }
 
   /** A token validated before: still good unless revoked or expired since. */
@@ -177,7 +187,36 @@ export class GatewaySecurity {
     ctx.raise(900901, { headers: [['WWW-Authenticate', this.wwwAuthenticate('invalid_token', why)]] });
   }
 
-  private startJwt(ctx: MessageContext, token: string, headerPart: string): PhaseResult {
+  /**
+   * Checks a JWT signed by the key manager (signature with its JWKS, issuer, times) off the io thread and
+   * hands its claims to `accept`; a bad one raises 900901. SUSPEND or STOP, as the phase returns.
+   */
+  verifySigned(ctx: MessageContext, token: string, accept: VerifiedJwtHandler): PhaseResult {
+    const parts = token.split('.');
+    if (parts.length !== 3) { this.invalid(ctx, 'the credential is malformed'); return PhaseResult.STOP; }
+    return this.startJwt(ctx, token, parts[0]!, accept);
+  }
+
+  /** A token validated before (access token or API key), or undefined. */
+  cached(token: string, now: number): TokenFacts | undefined {
+    return this.cache.get(token, now);
+  }
+
+  /** Admits a call with facts checked by another scheme (API key), caching them under its credential. */
+  admitFacts(ctx: MessageContext, credential: string, facts: TokenFacts): void {
+    this.admit(ctx, credential, facts);
+  }
+
+  /** A cached credential's facts: still good unless revoked or expired since. */
+  useCachedFacts(ctx: MessageContext, hit: TokenFacts, now: number): PhaseResult {
+    return this.useCached(ctx, hit, now);
+  }
+
+  raiseInvalid(ctx: MessageContext, why: string): void {
+    this.invalid(ctx, why);
+  }
+
+  private startJwt(ctx: MessageContext, token: string, headerPart: string, accept: VerifiedJwtHandler = this.acceptAccessToken): PhaseResult {
     let header: { alg?: unknown; kid?: unknown };
     try {
       header = JSON.parse(Buffer.from(headerPart, 'base64url').toString('utf8')) as { alg?: unknown; kid?: unknown };
@@ -188,12 +227,12 @@ export class GatewaySecurity {
     const alg = typeof header.alg === 'string' ? header.alg : '';
     if (!ALLOWED.has(alg)) { this.invalid(ctx, `the access token algorithm ${alg || '(none)'} is not allowed`); return PhaseResult.STOP; }
     const kid = typeof header.kid === 'string' ? header.kid : '';
-    this.verifyJwt(ctx, token, kid, alg, true);
+    this.verifyJwt(ctx, token, kid, alg, true, accept);
     return PhaseResult.SUSPEND;
   }
 
   /** Verifies in the worker pool; an unknown kid asks the main thread for fresh keys once. */
-  private verifyJwt(ctx: MessageContext, token: string, kid: string, alg: string, mayRefresh: boolean): void {
+  private verifyJwt(ctx: MessageContext, token: string, kid: string, alg: string, mayRefresh: boolean, accept: VerifiedJwtHandler): void {
     if (ctx.finished) return;
     const s = this.settings!;
     let jwk = kid ? this.jwks.get(kid) : undefined;
@@ -203,7 +242,7 @@ export class GatewaySecurity {
       if (mayRefresh && now - this.lastRefreshAsk > 10_000) {
         this.lastRefreshAsk = now;
         this.askMain({ jwksRefresh: true, kid });
-        this.pendingKids.push({ ctx, token, kid, alg, since: now });
+        this.pendingKids.push({ ctx, token, kid, alg, since: now, accept });
         return;
       }
       this.invalid(ctx, 'the access token was signed with an unknown key');
@@ -211,7 +250,11 @@ export class GatewaySecurity {
     }
     const task: VerifyTask = { kind: 'verify', token, jwk, issuer: s.issuer, algorithms: [alg], clockSkewSec: s.clockSkewSec };
     this.pool().run(task).then(
-      (r: VerifyResult) => this.onVerified(ctx, token, r),
+      (r: VerifyResult) => {
+        if (ctx.finished) return;
+        if (!r.ok) { this.invalid(ctx, r.reason); return; }
+        accept(ctx, token, r.claims);
+      },
       (err: Error) => {
         this.log.error({ err: err.message }, 'token verification worker failed');
         if (!ctx.finished) ctx.raise(900900, { description: 'The access token could not be validated' });
@@ -229,16 +272,17 @@ export class GatewaySecurity {
     }
   }
 
-  private onVerified(ctx: MessageContext, token: string, r: VerifyResult): void {
-    if (ctx.finished) return;
-    if (!r.ok) { this.invalid(ctx, r.reason); return; }
-    const facts = this.factsFromClaims(r.claims);
+  private readonly acceptAccessToken: VerifiedJwtHandler = (ctx, token, claims) => {
+    const facts = this.factsFromClaims(claims);
     if (typeof facts === 'string') { this.invalid(ctx, facts); return; }
     this.admit(ctx, token, facts);
-  }
+  };
 
   /** Turns the key manager's claims into TokenFacts, checking the audience against known consumer keys. */
   factsFromClaims(c: JWTPayload): TokenFacts | string {
+    // Other JWTs the key manager signs with the same key are not access tokens.
+    if (c['token_type'] === 'apiKey') return 'an API key is not an access token (send it in the apikey header)';
+    if (c['at_hash'] !== undefined || c['nonce'] !== undefined) return 'an id_token is not an access token';
     const aud = Array.isArray(c.aud) ? c.aud[0] : c.aud;
     const consumerKey = String(c['client_id'] ?? c['azp'] ?? aud ?? '');
     const key = this.access.keys.get(consumerKey);
@@ -315,6 +359,17 @@ export class GatewaySecurity {
       this.log.error({ err: err.message, url: s.introspection.url }, 'the key manager cannot be reached for key validation');
       ctx.raise(900900, { description: 'The key manager cannot be reached to validate the access token' });
     });
+  }
+
+  /** POSTs a form to the key manager's origin with the key-validation credentials (Basic-auth user checks). */
+  async callKeyManager(path: string, form: Record<string, string>): Promise<{ status: number; text: string }> {
+    const s = this.settings!;
+    const res = await this.introspection!.request({
+      path, method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: s.introspection.authorization },
+      body: new URLSearchParams(form).toString(), headersTimeout: 10_000, bodyTimeout: 10_000,
+    });
+    return { status: res.statusCode, text: await res.body.text() };
   }
 
   /** Whether a token (its jti, or the hash of an opaque token) has been revoked: WebSocket sessions ask on each message. */

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { GatewayEnvironmentView } from '../../../conf/views/control-plane.js';
 import type { EventBus, RegistryChangedEvent } from '../../events/event-bus.js';
 import type { UserDirectory } from '../../keymanager/users.js';
+import type { ApiKeys } from '../../keymanager/api-keys.js';
 import type { ApiRegistry } from '../../registry/api-registry.js';
 import type { ApimStore } from '../../store/index.js';
 import type { GatewayDirectory } from '../gateway-directory.js';
@@ -14,6 +15,8 @@ export interface AdminContext {
   readonly users: UserDirectory;
   readonly gateways: GatewayDirectory;
   readonly log: Logger;
+  /** Signs and revokes API keys; null where the key manager does not run. */
+  readonly apiKeys: ApiKeys | null;
   environments(): readonly GatewayEnvironmentView[];
   /** Revokes the tokens of removed client ids (through the key manager's token service when it runs here). */
   revokeClients(clientIds: readonly string[]): Promise<number>;

@@ -8,6 +8,7 @@ import { AdminError, AdminRoutes, errorReply } from './http.js';
 import { OPENAPI } from './openapi.js';
 import { mountThrottling } from './throttling.js';
 import { mountUsers } from './users.js';
+import { mountApiKeys } from './api-keys.js';
 
 export const ADMIN_BASE = '/api/am/admin/v1';
 
@@ -22,6 +23,7 @@ export function mountAdminApi(servlet: ServletServer, ctx: AdminContext): void {
   mountThrottling(routes, ctx);
   mountGateways(routes, ctx);
   mountUsers(routes, ctx);
+  mountApiKeys(routes, ctx);
   const handle = async (req: ServletRequest): Promise<Reply> => {
     try {
       if (!req.secure) throw new AdminError(403, 'the admin API is served on the HTTPS servlet port only');
