@@ -14,8 +14,6 @@ export interface AuthorizationView {
   readonly clientCredentialsIdToken: boolean;
   /** `oauth.oidc.id_token.redirect_error_page`: errors with an unusable redirect URI are shown on a page (always: never redirected). */
   readonly redirectErrorPage: boolean;
-  /** ms: the furthest exp (from now, or from iat) a jwt-bearer assertion may carry. */
-  readonly jwtBearerMaxLifetimeMs: number;
 }
 
 export function authorizationView(config: Config): AuthorizationView {
@@ -27,103 +25,5 @@ export function authorizationView(config: Config): AuthorizationView {
     idTokenValidity: config.get('oauth.oidc.token_validation.id_token_validity'),
     clientCredentialsIdToken: config.get('oauth.grant_type.client_credentials.allow_id_token'),
     redirectErrorPage: config.get('oauth.oidc.id_token.redirect_error_page'),
-    jwtBearerMaxLifetimeMs: config.get('sluice.oauth.jwt_bearer_max_lifetime'),
-  };
-}
-
-/** One `[[apim.jwt.issuer]]`: a token issuer Sluice trusts besides its own key manager. */
-export interface ExternalIssuerView {
-  readonly name: string;
-  /** The `iss` its tokens carry. */
-  readonly issuer: string;
-  readonly jwksUrl: string | undefined;
-  /** PEM certificate or SPKI public key, when there is no JWKS. */
-  readonly certificate: string | undefined;
-  readonly consumerKeyClaim: string;
-  readonly scopesClaim: string;
-  readonly audience: string | undefined;
-  readonly jwksRefreshMs: number;
-  /** remote claim -> local claim. */
-  readonly claimMappings: readonly { readonly remote: string; readonly local: string }[];
-}
-
-/**
- * `[[apim.jwt.issuer]]` entries. An entry without `issuer` falls back to its name (the reference system
- * matches the two); one with neither a JWKS URL nor a certificate is reported by the caller and left out.
- */
-export function externalIssuersView(config: Config): ExternalIssuerView[] {
-  return config.items('apim.jwt.issuer').map((i, n) => {
-    const name = String(i['name'] ?? `issuer-${n}`);
-    const jwks = i['jwks'] as Record<string, unknown> | undefined;
-    const jwksUrl = typeof i['jwks.url'] === 'string' ? i['jwks.url'] : typeof jwks?.['url'] === 'string' ? jwks['url'] : undefined;
-    const mappings = Array.isArray(i['claim_mapping']) ? i['claim_mapping'] as Record<string, unknown>[] : [];
-    return {
-      name,
-      issuer: typeof i['issuer'] === 'string' ? i['issuer'] : name,
-      jwksUrl,
-      certificate: typeof i['certificate'] === 'string' ? i['certificate'] : undefined,
-      consumerKeyClaim: typeof i['consumer_key_claim'] === 'string' ? i['consumer_key_claim'] : 'azp',
-      scopesClaim: typeof i['scopes_claim'] === 'string' ? i['scopes_claim'] : 'scope',
-      audience: typeof i['audience'] === 'string' ? i['audience'] : undefined,
-      jwksRefreshMs: typeof i['jwks_refresh_interval'] === 'number' ? i['jwks_refresh_interval'] : 300_000,
-      claimMappings: mappings
-        .filter((m) => typeof m['remote_claim'] === 'string' && typeof m['local_claim'] === 'string')
-        .map((m) => ({ remote: m['remote_claim'] as string, local: m['local_claim'] as string })),
-    };
-  });
-}
-
-/** `[user_store]` type and the `[user_store.properties]` of a read-only LDAP store. */
-export type UserStoreView =
-  | { readonly kind: 'database' }
-  | {
-    readonly kind: 'ldap';
-    readonly url: string;
-    readonly bindDn: string | undefined;
-    readonly bindPassword: string | undefined;
-    readonly userSearchBase: string;
-    /** With `?` where the user name goes (the reference system's UserNameSearchFilter). */
-    readonly userSearchFilter: string;
-    readonly userNameAttribute: string;
-    readonly userDnPattern: string | undefined;
-    readonly displayNameAttribute: string | undefined;
-    readonly readGroups: boolean;
-    readonly groupSearchBase: string | undefined;
-    readonly groupSearchFilter: string;
-    readonly groupNameAttribute: string;
-    readonly membershipAttribute: string;
-    readonly connectTimeoutMs: number;
-    readonly readTimeoutMs: number;
-    readonly startTls: boolean;
-  };
-
-export function userStoreView(config: Config): UserStoreView {
-  const type = config.get('user_store.type');
-  if (type !== 'read_only_ldap') return { kind: 'database' };
-  const p = (k: Parameters<Config['get']>[0]): string | undefined => {
-    const v = config.get(k);
-    return typeof v === 'string' && v !== '' ? v : undefined;
-  };
-  const userObjectClass = p('user_store.properties.UserEntryObjectClass') ?? 'person';
-  const userAttr = p('user_store.properties.UserNameAttribute') ?? 'uid';
-  const readTimeout = config.get('user_store.properties.ReadTimeout');
-  return {
-    kind: 'ldap',
-    url: p('user_store.properties.ConnectionURL') ?? 'ldap://localhost:389',
-    bindDn: p('user_store.properties.ConnectionName'),
-    bindPassword: p('user_store.properties.ConnectionPassword'),
-    userSearchBase: p('user_store.properties.UserSearchBase') ?? '',
-    userSearchFilter: p('user_store.properties.UserNameSearchFilter') ?? `(&(objectClass=${userObjectClass})(${userAttr}=?))`,
-    userNameAttribute: userAttr,
-    userDnPattern: p('user_store.properties.UserDNPattern'),
-    displayNameAttribute: p('user_store.properties.DisplayNameAttribute'),
-    readGroups: config.get('user_store.properties.ReadGroups') ?? false,
-    groupSearchBase: p('user_store.properties.GroupSearchBase'),
-    groupSearchFilter: p('user_store.properties.GroupNameListFilter') ?? `(objectClass=${p('user_store.properties.GroupEntryObjectClass') ?? 'groupOfNames'})`,
-    groupNameAttribute: p('user_store.properties.GroupNameAttribute') ?? 'cn',
-    membershipAttribute: p('user_store.properties.MembershipAttribute') ?? 'member',
-    connectTimeoutMs: config.get('user_store.properties.LDAPConnectionTimeout') ?? 5000,
-    readTimeoutMs: readTimeout !== undefined && readTimeout > 0 ? readTimeout : 10_000,
-    startTls: /^true$/i.test(p('user_store.properties.StartTLSEnabled') ?? ''),
   };
 }

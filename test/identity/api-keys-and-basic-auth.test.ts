@@ -12,6 +12,7 @@ import { recordingBackend } from '../helpers/recording-backend.js';
 import { apiHeadToml } from '../helpers/home.js';
 import { faultOf, request as gwRequest } from '../helpers/backends.js';
 import { request } from '../fixtures/keymanager-harness.js';
+import { USERS } from './fixtures.js';
 
 interface Corpus {
   apiKey: { name: string; source: string; make: string; expect: number }[];
@@ -33,17 +34,6 @@ throttling_policy = "Unlimited"
 state = "UNBLOCKED"
 ` : ''}`;
 
-const USERS = `[[role]]
-name = "menu-manager"
-scopes = ["menu:write"]
-[[user]]
-username = "alice"
-password = "alice-secret-1"
-roles = ["menu-manager"]
-[[user]]
-username = "bob"
-password = "bob-secret-1"
-`;
 
 t.test('API keys and Basic auth through the gateway', async (t) => {
   const backend = await recordingBackend(t);

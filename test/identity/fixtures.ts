@@ -39,3 +39,22 @@ callback_url = "https://nocode.example/cb"
 `;
 
 export const REDIRECT = 'https://app.example/cb';
+
+/** A users file: the role menu-manager (binding menu:write), alice (holding it, with claims) and bob (no role). */
+export const USERS = `[[role]]
+name = "menu-manager"
+scopes = ["menu:write"]
+
+[[user]]
+username = "alice"
+password = "alice-secret-1"
+roles = ["menu-manager"]
+[user.claims]
+email = "alice@example.com"
+email_verified = "true"
+name = "Alice Liddell"
+
+[[user]]
+username = "bob"
+password = "bob-secret-1"
+`;

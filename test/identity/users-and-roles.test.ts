@@ -1,6 +1,7 @@
 import t from 'tap';
 import { startSecured } from '../helpers/secured.js';
 import { basic, request, waitFor } from '../fixtures/keymanager-harness.js';
+import { USERS } from './fixtures.js';
 
 const APP = `name = "RolesApp"
 owner = "admin"
@@ -14,23 +15,6 @@ scopes = ["menu:read", "menu:write", "menu:admin"]
 callback_url = "https://app.example/cb"
 `;
 
-const USERS = `[[role]]
-name = "menu-manager"
-scopes = ["menu:write"]
-
-[[user]]
-username = "alice"
-password = "alice-secret-1"
-roles = ["menu-manager"]
-[user.claims]
-email = "alice@example.com"
-email_verified = "true"
-name = "Alice Liddell"
-
-[[user]]
-username = "bob"
-password = "bob-secret-1"
-`;
 
 const USERS_FILE = 'repository/deployment/server/users/people.toml';
 
