@@ -138,7 +138,7 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
     await applications.start();
     cleanups.unshift(() => applications.stop());
 
-    const registration = new ClientRegistration(store, directory, registryChanged);
+    const registration = new ClientRegistration(store, directory, registryChanged, new StateSealer(keys.deriveSecret('registered-client-secrets')));
 
     let cleanupTimer: NodeJS.Timeout | undefined;
     let cleaning: Promise<number> | undefined;

@@ -75,6 +75,16 @@ export class ApplicationTable {
     return { app, key: app.keys.find((x) => x.clientId === clientId)! };
   }
 
+  /** The sealed clear secret kept for a registered client (returned again to its owner), or null. */
+  async sealedSecret(clientId: string): Promise<string | null> {
+    const r = await this.db.get<{ client_secret_sealed: string | null }>('SELECT client_secret_sealed FROM application_keys WHERE client_id = ?', [clientId]);
+    return r?.client_secret_sealed ?? null;
+  }
+
+  async setSealedSecret(clientId: string, sealed: string): Promise<void> {
+    await this.db.run('UPDATE application_keys SET client_secret_sealed = ? WHERE client_id = ?', [sealed, clientId]);
+  }
+
   async namesBySource(source: string): Promise<string[]> {
     return (await this.db.all<{ name: string }>('SELECT name FROM applications WHERE source = ? ORDER BY name', [source])).map((r) => r.name);
   }
