@@ -132,6 +132,9 @@ export const SLUICE_KEYS = [
     notes: 'the authorization code grant needs a PKCE code_challenge (RFC 7636; RFC 9700 asks it of every client)' }),
   key('sluice.oauth', 'pkce_allow_plain', 'boolean', { default: false, sluice: true,
     notes: 'accept code_challenge_method=plain; S256 only by default (RFC 9700 §2.1.1)' }),
+  // [user_store]: where users come from (docs/tokens.md, Users and roles)
+  key('user_store', 'type', 'string', { default: 'database', allowed: ['database', 'database_unique_id', 'read_only_ldap'], sluice: true,
+    notes: 'database: the apim_db users table; read_only_ldap: users and groups also read from [user_store.properties] ConnectionURL (the database users, the super admin among them, are tried first)' }),
   // [sluice.log]
   key('sluice.log', 'level', 'string', { default: 'info', allowed: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], sluice: true }),
   key('sluice.log', 'format', 'string', { default: 'text', allowed: ['text', 'json'], sluice: true }),

@@ -27,3 +27,50 @@ export function authorizationView(config: Config): AuthorizationView {
     redirectErrorPage: config.get('oauth.oidc.id_token.redirect_error_page'),
   };
 }
+
+/** A read-only LDAP user store: `[user_store] type = "read_only_ldap"` and its `[user_store.properties]`. */
+export interface LdapUserStoreView {
+  readonly url: string;
+  readonly bindDn: string | undefined;
+  readonly bindPassword: string | undefined;
+  readonly userSearchBase: string;
+  /** With `?` where the user name goes (the reference system's UserNameSearchFilter). */
+  readonly userSearchFilter: string;
+  readonly userNameAttribute: string;
+  readonly displayNameAttribute: string | undefined;
+  readonly readGroups: boolean;
+  readonly groupSearchBase: string | undefined;
+  readonly groupSearchFilter: string;
+  readonly groupNameAttribute: string;
+  readonly membershipAttribute: string;
+  /** ms. */
+  readonly connectTimeoutMs: number;
+  readonly readTimeoutMs: number;
+  readonly startTls: boolean;
+}
+
+/** undefined: the database user store only. */
+export function ldapUserStoreView(config: Config): LdapUserStoreView | undefined {
+  if (config.get('user_store.type') !== 'read_only_ldap') return undefined;
+  const p = (v: string | undefined): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+  const userObjectClass = p(config.get('user_store.properties.UserEntryObjectClass')) ?? 'person';
+  const userAttr = p(config.get('user_store.properties.UserNameAttribute')) ?? 'uid';
+  const readTimeout = config.get('user_store.properties.ReadTimeout');
+  return {
+    url: p(config.get('user_store.properties.ConnectionURL')) ?? 'ldap://localhost:389',
+    bindDn: p(config.get('user_store.properties.ConnectionName')),
+    bindPassword: p(config.get('user_store.properties.ConnectionPassword')),
+    userSearchBase: p(config.get('user_store.properties.UserSearchBase')) ?? '',
+    userSearchFilter: p(config.get('user_store.properties.UserNameSearchFilter')) ?? `(&(objectClass=${userObjectClass})(${userAttr}=?))`,
+    userNameAttribute: userAttr,
+    displayNameAttribute: p(config.get('user_store.properties.DisplayNameAttribute')),
+    readGroups: config.get('user_store.properties.ReadGroups') ?? false,
+    groupSearchBase: p(config.get('user_store.properties.GroupSearchBase')),
+    groupSearchFilter: p(config.get('user_store.properties.GroupNameListFilter')) ?? `(objectClass=${p(config.get('user_store.properties.GroupEntryObjectClass')) ?? 'groupOfNames'})`,
+    groupNameAttribute: p(config.get('user_store.properties.GroupNameAttribute')) ?? 'cn',
+    membershipAttribute: p(config.get('user_store.properties.MembershipAttribute')) ?? 'member',
+    connectTimeoutMs: config.get('user_store.properties.LDAPConnectionTimeout') ?? 5000,
+    readTimeoutMs: readTimeout !== undefined && readTimeout > 0 ? readTimeout : 10_000,
+    startTls: /^true$/i.test(p(config.get('user_store.properties.StartTLSEnabled')) ?? ''),
+  };
+}

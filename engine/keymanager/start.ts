@@ -1,5 +1,5 @@
 import type { Config } from '../../conf/config.js';
-import { apimDbView, authorizationView, keyManagerAccessView, oauthView, revocationView, tokenPersistenceView } from '../../conf/typed-config.js';
+import { apimDbView, authorizationView, keyManagerAccessView, ldapUserStoreView, oauthView, revocationView, tokenPersistenceView } from '../../conf/typed-config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../log/logger.js';
 import { servletFromConfig, type ServletServer, type ServletAddresses } from '../servlet/index.js';
@@ -18,7 +18,8 @@ import { AuthorizationEndpoint } from './authorize/authorization-endpoint.js';
 import { StateSealer } from './authorize/sealed-state.js';
 import { UserInfo } from './oidc/userinfo.js';
 import { RoleScopes } from './user-store/role-scopes.js';
-import type { UserStore } from './user-store/user-store.js';
+import { ChainedUserStore, type UserStore } from './user-store/user-store.js';
+import { LdapUserStore } from './user-store/ldap-user-store.js';
 import { DeclarativeUsers } from './user-store/declarative-users.js';
 
 /** Log fields that never appear in clear, whatever a caller passes. */
@@ -96,7 +97,9 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
   try {
     const directory = new UserDirectory(store);
     await directory.ensureSuperAdmin(access.superAdmin, log);
-    const users: UserStore = directory;
+    const ldap = ldapUserStoreView(config);
+    const users: UserStore = ldap ? new ChainedUserStore([directory, new LdapUserStore(ldap, log.child({ component: 'ldap' }))]) : directory;
+    if (ldap) log.info({ url: ldap.url, base: ldap.userSearchBase, groups: ldap.readGroups }, 'read-only LDAP user store (after the database users)');
     const roleScopes = new RoleScopes(store);
     const usersFiles = new DeclarativeUsers({
       dir: home.usersDir, store, log: log.child({ component: 'users-files' }), rescanInterval: access.applicationsRescanInterval,

@@ -559,7 +559,7 @@ export class TokenService {
     if (err instanceof StoreUnavailableError || /ECONNREFUSED|ETIMEDOUT|ECONNRESET|EPIPE|57P0|08\d\d\d/.test(String(e?.code ?? ''))
       || /timeout exceeded when trying to connect|Connection terminated|connection error|terminating connection/i.test(e?.message ?? '')) {
       this.o.log.error({ err: e.message }, 'token store unavailable');
-      return new TemporarilyUnavailableError('the token store is unavailable; try again');
+      return new TemporarilyUnavailableError('the token or user store is unavailable; try again');
     }
     this.o.log.error({ err: e?.stack ?? String(err) }, 'token service failure');
     return new ServerError('internal error; see the key manager log');
