@@ -16,7 +16,7 @@ import { eventHubView, artifactSyncView, gatewayNotificationView, gatewayEnviron
 import { throttlingView } from './views/throttling.js';
 import { redisView } from './views/redis.js';
 import { websocketView } from './views/websocket.js';
-import { authorizationView, ldapUserStoreView } from './views/identity.js';
+import { authorizationView, externalIssuersView, ldapUserStoreView } from './views/identity.js';
 
 export * from './views/server.js';
 export * from './views/tls.js';
@@ -40,7 +40,7 @@ const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [
   healthCheckView, accessLogView, analyticsView, tracingView, metricsView,
   eventHubView, artifactSyncView, gatewayNotificationView, gatewayEnvironments, eventRedisView,
   throttlingView, redisView, websocketView,
-  authorizationView, ldapUserStoreView,
+  authorizationView, externalIssuersView, ldapUserStoreView,
 ];
 
 export function buildAllViews(config: Config): void {

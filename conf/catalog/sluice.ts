@@ -1,4 +1,4 @@
-import { key } from './types.js';
+import { key, itemKey } from './types.js';
 
 /**
  * Keys that are Sluice's own: not in the seed catalog, documented in docs/configuration.md. They sit in the
@@ -132,6 +132,16 @@ export const SLUICE_KEYS = [
     notes: 'the authorization code grant needs a PKCE code_challenge (RFC 7636; RFC 9700 asks it of every client)' }),
   key('sluice.oauth', 'pkce_allow_plain', 'boolean', { default: false, sluice: true,
     notes: 'accept code_challenge_method=plain; S256 only by default (RFC 9700 §2.1.1)' }),
+  key('sluice.oauth', 'jwt_bearer_max_lifetime', 'duration', { default: 3600000, sluice: true,
+    notes: 'jwt-bearer grant: an assertion whose exp is further than this from now is refused (RFC 7523 §3: a short life)' }),
+  // [[apim.jwt.issuer]]: Sluice's keys of an external issuer beside the catalog's name, jwks.url and claim_mapping
+  itemKey('apim.jwt.issuer', 'issuer', 'string', { sluice: true, notes: 'the iss its tokens carry (default: the name)' }),
+  itemKey('apim.jwt.issuer', 'certificate', 'string', { sluice: true, notes: 'PEM certificate or public key that signs its tokens, instead of jwks.url' }),
+  itemKey('apim.jwt.issuer', 'consumer_key_claim', 'string', { default: 'azp', sluice: true,
+    notes: 'claim naming the client (client_id is tried after it); an application key with key_manager = <name> and that client_id maps the token to its application' }),
+  itemKey('apim.jwt.issuer', 'scopes_claim', 'string', { default: 'scope', sluice: true, notes: 'claim holding the scopes (a space-separated string or a list)' }),
+  itemKey('apim.jwt.issuer', 'audience', 'string', { sluice: true, notes: 'when set, the aud its tokens must carry' }),
+  itemKey('apim.jwt.issuer', 'jwks_refresh_interval', 'duration', { default: 300000, sluice: true, notes: 'how often its JWKS is fetched again (an unknown kid also triggers a fetch, at most once a second)' }),
   // [user_store]: where users come from (docs/tokens.md, Users and roles)
   key('user_store', 'type', 'string', { default: 'database', allowed: ['database', 'database_unique_id', 'read_only_ldap'], sluice: true,
     notes: 'database: the apim_db users table; read_only_ldap: users and groups also read from [user_store.properties] ConnectionURL (the database users, the super admin among them, are tried first)' }),

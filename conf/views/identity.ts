@@ -14,6 +14,8 @@ export interface AuthorizationView {
   readonly clientCredentialsIdToken: boolean;
   /** `oauth.oidc.id_token.redirect_error_page`: errors with an unusable redirect URI are shown on a page (always: never redirected). */
   readonly redirectErrorPage: boolean;
+  /** ms: the furthest exp from now a jwt-bearer assertion may carry. */
+  readonly jwtBearerMaxLifetimeMs: number;
 }
 
 export function authorizationView(config: Config): AuthorizationView {
@@ -25,6 +27,7 @@ export function authorizationView(config: Config): AuthorizationView {
     idTokenValidity: config.get('oauth.oidc.token_validation.id_token_validity'),
     clientCredentialsIdToken: config.get('oauth.grant_type.client_credentials.allow_id_token'),
     redirectErrorPage: config.get('oauth.oidc.id_token.redirect_error_page'),
+    jwtBearerMaxLifetimeMs: config.get('sluice.oauth.jwt_bearer_max_lifetime'),
   };
 }
 
@@ -73,4 +76,44 @@ export function ldapUserStoreView(config: Config): LdapUserStoreView | undefined
     readTimeoutMs: readTimeout !== undefined && readTimeout > 0 ? readTimeout : 10_000,
     startTls: /^true$/i.test(p(config.get('user_store.properties.StartTLSEnabled')) ?? ''),
   };
+}
+
+/** One `[[apim.jwt.issuer]]`: a token issuer trusted besides Sluice's own key manager. */
+export interface ExternalIssuerView {
+  readonly name: string;
+  /** The `iss` its tokens carry. */
+  readonly issuer: string;
+  readonly jwksUrl: string | undefined;
+  /** PEM certificate or SPKI public key, when there is no JWKS. */
+  readonly certificate: string | undefined;
+  readonly consumerKeyClaim: string;
+  readonly scopesClaim: string;
+  readonly audience: string | undefined;
+  /** ms. */
+  readonly jwksRefreshMs: number;
+  /** remote claim -> local claim. */
+  readonly claimMappings: readonly { readonly remote: string; readonly local: string }[];
+}
+
+/** `[[apim.jwt.issuer]]` entries; `issuer` falls back to the name (the reference system matches the two). */
+export function externalIssuersView(config: Config): ExternalIssuerView[] {
+  return config.items('apim.jwt.issuer').map((i, n) => {
+    const name = String(i['name'] ?? `issuer-${n}`);
+    const jwks = i['jwks'] as Record<string, unknown> | undefined;
+    const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+    const mappings = Array.isArray(i['claim_mapping']) ? i['claim_mapping'] as Record<string, unknown>[] : [];
+    return {
+      name,
+      issuer: str(i['issuer']) ?? name,
+      jwksUrl: str(i['jwks.url']) ?? str(jwks?.['url']),
+      certificate: str(i['certificate']),
+      consumerKeyClaim: str(i['consumer_key_claim']) ?? 'azp',
+      scopesClaim: str(i['scopes_claim']) ?? 'scope',
+      audience: str(i['audience']),
+      jwksRefreshMs: typeof i['jwks_refresh_interval'] === 'number' ? i['jwks_refresh_interval'] : 300_000,
+      claimMappings: mappings
+        .filter((m) => typeof m['remote_claim'] === 'string' && typeof m['local_claim'] === 'string')
+        .map((m) => ({ remote: m['remote_claim'] as string, local: m['local_claim'] as string })),
+    };
+  });
 }

@@ -1,5 +1,5 @@
 import type { Config } from '../../conf/config.js';
-import { apimDbView, authorizationView, keyManagerAccessView, ldapUserStoreView, oauthView, revocationView, tokenPersistenceView } from '../../conf/typed-config.js';
+import { apimDbView, authorizationView, externalIssuersView, keyManagerAccessView, ldapUserStoreView, senderTls, oauthView, revocationView, tokenPersistenceView } from '../../conf/typed-config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../log/logger.js';
 import { servletFromConfig, type ServletServer, type ServletAddresses } from '../servlet/index.js';
@@ -20,6 +20,8 @@ import { UserInfo } from './oidc/userinfo.js';
 import { RoleScopes } from './user-store/role-scopes.js';
 import { ChainedUserStore, type UserStore } from './user-store/user-store.js';
 import { LdapUserStore } from './user-store/ldap-user-store.js';
+import { TrustedIssuers } from '../external-issuers/trusted-issuers.js';
+import { loadTrustedCertificates } from '../../transport/tls/key-store.js';
 import { DeclarativeUsers } from './user-store/declarative-users.js';
 
 /** Log fields that never appear in clear, whatever a caller passes. */
@@ -107,12 +109,15 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
     });
     await usersFiles.start();
     cleanups.unshift(() => usersFiles.stop());
+    const trust = senderTls(config).trustStore;
+    const trustedIssuers = new TrustedIssuers(externalIssuersView(config), trust ? loadTrustedCertificates(trust) : undefined);
+    cleanups.unshift(() => trustedIssuers.close());
     const codec = TokenCodec.create({ hash: oauth.hashTokens, encrypt: oauth.encryptTokens, securityDir: home.securityDir });
     const writer = new TokenWriter(store.tokens, persistence.persistencePoolSize);
     cleanups.unshift(() => writer.close());
     const clients = new ClientDirectory(store);
     const tokens = new TokenService({
-      store, writer, clients, users, roleScopes, authz, keys, codec, bus, oauth,
+      store, writer, clients, users, roleScopes, authz, trustedIssuers, keys, codec, bus, oauth,
       retryCount: persistence.retryCountOnPersistenceFailures,
       validation: access.validation,
       log,

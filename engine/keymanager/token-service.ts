@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AuthorizationView } from '../../conf/views/identity.js';
-import type { OAuthView } from '../../conf/views/keymanager.js';
+import type { GrantName, OAuthView } from '../../conf/views/keymanager.js';
+import { AssertionRejected, type TrustedIssuers } from '../external-issuers/trusted-issuers.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../log/logger.js';
 import { UniqueViolationError, StoreUnavailableError, type ApimStore, type RevokedToken, type TokenRecord, type TokenWriter, type UserType } from '../store/index.js';
@@ -21,13 +22,18 @@ import { verifierMatches, isWellFormedVerifier } from './authorize/pkce.js';
 import { atHash } from './oidc/id-token.js';
 
 /** The grants this token service implements. */
-export const IMPLEMENTED_GRANTS = ['client_credentials', 'password', 'refresh_token', 'authorization_code'] as const;
+export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+export const IMPLEMENTED_GRANTS = ['client_credentials', 'password', 'refresh_token', 'authorization_code', JWT_BEARER] as const;
 export type ImplementedGrant = (typeof IMPLEMENTED_GRANTS)[number];
+
+/** The oauth.grant_type.<name>.enable switch of a grant_type value. */
+const SWITCH: Readonly<Record<ImplementedGrant, GrantName>> = {
+  client_credentials: 'client_credentials', password: 'password', refresh_token: 'refresh_token', authorization_code: 'authorization_code', [JWT_BEARER]: 'jwt_bearer',
+};
 
 /** Grants the catalog knows (and URNs for them) that Sluice does not implement: unsupported_grant_type. */
 const KNOWN_UNIMPLEMENTED = new Set([
-  'implicit', 'saml_bearer', 'iwa_ntlm', 'jwt_bearer', 'kerberos',
-  'urn:ietf:params:oauth:grant-type:jwt-bearer', 'urn:ietf:params:oauth:grant-type:saml2-bearer',
+  'implicit', 'saml_bearer', 'iwa_ntlm', 'jwt_bearer', 'kerberos', 'urn:ietf:params:oauth:grant-type:saml2-bearer',
   'urn:ietf:params:oauth:grant-type:device_code', 'urn:ietf:params:oauth:grant-type:token-exchange', 'iwa:ntlm', 'kerberos',
 ]);
 
@@ -89,6 +95,8 @@ export interface TokenServiceOptions {
   readonly users: UserStore;
   readonly roleScopes: RoleScopes;
   readonly authz: AuthorizationView;
+  /** [[apim.jwt.issuer]]: issuers whose assertions the jwt-bearer grant accepts. */
+  readonly trustedIssuers: TrustedIssuers;
   readonly keys: SigningKeys;
   readonly codec: TokenCodec;
   readonly bus: EventBus;
@@ -157,15 +165,52 @@ export class TokenService {
       throw new UnsupportedGrantTypeError(KNOWN_UNIMPLEMENTED.has(grant) ? `the ${grant} grant is not supported by Sluice` : `unknown grant type "${grant}"`);
     }
     const g = grant as ImplementedGrant;
-    if (!this.o.oauth.grantEnabled[g]) throw new UnsupportedGrantTypeError(`the ${g} grant is disabled (oauth.grant_type.${g}.enable = false)`);
+    const sw = SWITCH[g];
+    if (!this.o.oauth.grantEnabled[sw]) throw new UnsupportedGrantTypeError(`the ${g} grant is disabled (oauth.grant_type.${sw}.enable = false)`);
     // refresh_token: a token of another client is invalid_grant whatever the client's grants (checked in refresh()).
-    if (g !== 'refresh_token' && !client.key.grantTypes.includes(g)) throw unauthorizedGrant(g);
+    // A key may name the jwt-bearer grant by its URN or by the catalog's name.
+    if (g !== 'refresh_token' && !client.key.grantTypes.includes(g) && !client.key.grantTypes.includes(sw)) throw unauthorizedGrant(g);
     switch (g) {
       case 'client_credentials': return this.clientCredentials(form, client);
       case 'password': return this.password(form, client);
       case 'refresh_token': return this.refresh(form, client);
       case 'authorization_code': return this.authorizationCode(form, client);
+      case JWT_BEARER: return this.jwtBearer(form, client);
     }
+  }
+
+  /**
+   * RFC 7523 §2.1: a JWT from a trusted issuer ([[apim.jwt.issuer]]) stands for its subject. The client
+   * authenticates as for any grant; the assertion is checked by TrustedIssuers (signature, iss, aud naming
+   * this key manager, exp within jwt_bearer_max_lifetime, sub, jti not replayed). The token is a user token
+   * for `sub` (role-bound scopes only through the roles of a user of that name in the store); no refresh token
+   * (RFC 7521 §4.1: the client can present a new assertion).
+   */
+  private async jwtBearer(form: URLSearchParams, client: Client): Promise<TokenResponse> {
+    const assertion = form.get('assertion');
+    if (!assertion) throw new InvalidRequestError('assertion is missing');
+    const requested = this.scopes.grant(parseScope(form.get('scope')), client.key.scopes);
+    const now = this.now();
+    let sub: string;
+    try {
+      const { claims } = await this.o.trustedIssuers.verify(assertion, {
+        audiences: this.assertionAudiences(), maxLifetimeMs: this.o.authz.jwtBearerMaxLifetimeMs, clockSkewSec: this.o.oauth.timestampSkew, now,
+      });
+      sub = String(claims.sub);
+    } catch (err) {
+      if (err instanceof AssertionRejected) throw new InvalidGrantError(err.message);
+      throw this.storeError(err);
+    }
+    const user = await this.guard(() => this.o.users.find(sub));
+    const scopes = await this.guard(() => this.o.roleScopes.filter(requested, user?.roles ?? []));
+    return (await this.issue({ client, grantType: JWT_BEARER, user: sub, userType: 'APPLICATION_USER', scopes, withRefresh: false })).response;
+  }
+
+  /** What an assertion's aud may name: the issuer and the token endpoint (RFC 7523 §3 item 3). */
+  private assertionAudiences(): string[] {
+    const out = [this.o.oauth.issuer];
+    try { out.push(`${new URL(this.o.oauth.issuer).origin}/oauth2/token`); } catch { /* an issuer that is not a URL */ }
+    return [...new Set(out)];
   }
 
   /** Whether these scopes ask for an id_token (OpenID Connect Core §3.1.2.1). */

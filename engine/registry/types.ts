@@ -65,6 +65,8 @@ export interface ApplicationKey {
   readonly grantTypes: readonly string[];
   readonly scopes: readonly string[];
   readonly callbackUrl?: string;
+  /** The [[apim.jwt.issuer]] (by name) whose tokens this key stands for; no secret of its own then. */
+  readonly keyManager?: string;
 }
 
 export interface SubscriptionDefinition {

@@ -12,6 +12,7 @@ import { AccessIndex, type AccessSnapshot } from './access-snapshot.js';
 import { RevocationList } from './revocations.js';
 import { TokenCache } from './token-cache.js';
 import { BEARER, bearerCandidate } from './bearer-token.js';
+import { ExternalTokens, type ExternalIssuerState } from './external-tokens.js';
 import type { SignResult, SignTask, VerifyResult, VerifyTask } from './jwt-worker.js';
 import type { BackendJwtView, CorsView, MutualSslView } from '../../conf/views/security.js';
 
@@ -25,6 +26,8 @@ export const SecurityState = {
   JWKS: 'security.jwks',
   REVOKED: 'security.revoked',
   REVOKE: 'security.revoke',
+  /** [[apim.jwt.issuer]] entries with their current keys (engine/security/external-tokens.ts). */
+  EXTERNAL: 'security.external',
 } as const;
 
 /** Plain settings posted to io threads. */
@@ -89,6 +92,8 @@ export class GatewaySecurity {
   private lastRefreshAsk = 0;
   private readonly timer: NodeJS.Timeout;
   readonly wwwAuthenticate: (error: string | null, description: string) => string;
+  /** Access tokens of [[apim.jwt.issuer]] issuers. */
+  readonly external: ExternalTokens;
 
   constructor(state: SharedStateReceiver, readonly log: Logger, private readonly askMain: (payload: unknown) => void) {
     this.wwwAuthenticate = (error, description) => {
@@ -98,6 +103,8 @@ export class GatewaySecurity {
     state.on(SecurityState.SETTINGS, (v) => this.applySettings(v as SecuritySettings));
     state.on(SecurityState.ACCESS, (v) => { this.access = new AccessIndex(v as AccessSnapshot); });
     state.on(SecurityState.JWKS, (v) => this.applyJwks(v as { keys: JWK[] }));
+    this.external = new ExternalTokens(this, askMain);
+    state.on(SecurityState.EXTERNAL, (v) => this.external.apply(v as ExternalIssuerState[]));
     state.on(SecurityState.REVOKED, (v) => { for (const [id, exp] of v as [string, number][]) this.revoked.add(id, exp); });
     state.on(SecurityState.REVOKE, (v) => {
       const r = v as { tokenId: string; expiresAt: number };
@@ -227,8 +234,30 @@ export class GatewaySecurity {
     const alg = typeof header.alg === 'string' ? header.alg : '';
     if (!ALLOWED.has(alg)) { this.invalid(ctx, `the access token algorithm ${alg || '(none)'} is not allowed`); return PhaseResult.STOP; }
     const kid = typeof header.kid === 'string' ? header.kid : '';
+    // A token of another issuer (only ever as an access token): that issuer's keys, not this key manager's.
+    if (accept === this.acceptAccessToken && this.external.count > 0) {
+      const issuer = this.external.issuerOf(token);
+      if (issuer !== undefined && issuer.issuer !== this.settings!.issuer) return this.external.verify(ctx, token, issuer, kid, alg);
+    }
     this.verifyJwt(ctx, token, kid, alg, true, accept);
     return PhaseResult.SUSPEND;
+  }
+
+  /** Verifies a JWT with a given key in the worker pool and hands the claims on (external issuers). */
+  verifyWithKey(ctx: MessageContext, token: string, jwk: JWK, task: { issuer: string; alg: string; audience: string | undefined }, accept: VerifiedJwtHandler): void {
+    const s = this.settings!;
+    const t: VerifyTask = { kind: 'verify', token, jwk, issuer: task.issuer, algorithms: [task.alg], clockSkewSec: s.clockSkewSec, ...(task.audience !== undefined ? { audience: task.audience } : {}) };
+    this.pool().run(t).then(
+      (r: VerifyResult) => {
+        if (ctx.finished) return;
+        if (!r.ok) { this.invalid(ctx, r.reason); return; }
+        accept(ctx, token, r.claims);
+      },
+      (err: Error) => {
+        this.log.error({ err: err.message }, 'token verification worker failed');
+        if (!ctx.finished) ctx.raise(900900, { description: 'The access token could not be validated' });
+      },
+    );
   }
 
   /** Verifies in the worker pool; an unknown kid asks the main thread for fresh keys once. */
@@ -287,6 +316,7 @@ export class GatewaySecurity {
     const consumerKey = String(c['client_id'] ?? c['azp'] ?? aud ?? '');
     const key = this.access.keys.get(consumerKey);
     if (!consumerKey || key === undefined) return 'the access token was not issued to a known application';
+    if (key.keyManager !== undefined) return `the client ${consumerKey} belongs to the issuer ${key.keyManager}, not this key manager`;
     if (aud !== undefined && aud !== consumerKey && !(Array.isArray(c.aud) && c.aud.includes(consumerKey))) return 'the access token audience does not match its client';
     const appClaim = (c['application'] ?? {}) as { name?: string; owner?: string; tier?: string };
     const app = this.access.apps.get(key.app);
