@@ -11,7 +11,6 @@ import { mountAdminApi } from './admin/index.js';
 import type { AdminContext } from './admin/context.js';
 import { mountArtifacts } from './artifacts.js';
 import { GatewayDirectory } from './gateway-directory.js';
-import { ApiKeys } from '../keymanager/api-keys.js';
 
 export interface ControlPlaneOptions {
   readonly config: Config;
@@ -49,7 +48,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Running
   const km = o.keyManager;
   const admin: AdminContext = {
     store: o.store, bus: o.bus, apis: o.apis, users: o.users, gateways, log: log.child({ component: 'admin-api' }),
-    apiKeys: km ? new ApiKeys({ store: o.store, keys: km.keys, issuer: km.tokens.issuer, bus: o.bus, log: log.child({ component: 'api-keys' }) }) : null,
+    apiKeys: km ? km.apiKeys : null,
     environments: () => environments,
     async revokeClients(clientIds) {
       if (clientIds.length === 0) return 0;

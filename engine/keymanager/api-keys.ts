@@ -44,6 +44,17 @@ export class ApiKeys {
     return { apikey, keyId, validityTime: validitySeconds > 0 ? validitySeconds : -1 };
   }
 
+  /** Revokes every key of a removed application (a new application of the same name must not inherit them). */
+  async revokeApplication(application: string): Promise<number> {
+    const now = (this.o.now ?? Date.now)();
+    const revoked = await this.o.store.apiKeys.revokeByApplication(application, now);
+    for (const k of revoked) {
+      if (k.expiresAt > now) await this.o.bus.publish({ type: 'token.revoked', tokenId: k.keyId, tokenType: 'JWT', expiresAt: k.expiresAt, consumerKey: '', revokedAt: now });
+    }
+    if (revoked.length) this.o.log.info({ application, keys: revoked.length }, 'API keys of a removed application revoked');
+    return revoked.length;
+  }
+
   /** Revokes a key of this application by its id; false when there is no such active key. */
   async revoke(application: string, keyId: string): Promise<boolean> {
     const rec = await this.o.store.apiKeys.get(keyId);

@@ -23,6 +23,7 @@ import { LdapUserStore } from './user-store/ldap-user-store.js';
 import { TrustedIssuers } from '../external-issuers/trusted-issuers.js';
 import { loadTrustedCertificates } from '../../transport/tls/key-store.js';
 import { DeclarativeUsers } from './user-store/declarative-users.js';
+import { ApiKeys } from './api-keys.js';
 
 /** Log fields that never appear in clear, whatever a caller passes. */
 export const REDACT_PATHS = [
@@ -64,6 +65,8 @@ export interface RunningKeyManager {
   readonly roleScopes: RoleScopes;
   /** users/*.toml: users and roles declared in files. */
   readonly usersFiles: DeclarativeUsers;
+  /** Signs and revokes API keys. */
+  readonly apiKeys: ApiKeys;
   /** Runs [oauth.token_cleanup] now; returns the rows removed. */
   cleanup(): Promise<number>;
   stop(): Promise<void>;
@@ -126,6 +129,7 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
     });
     for (const p of tokens.scopes.invalidPatterns) log.warn({ pattern: p }, 'allowed_scopes: not a valid regular expression; matched literally');
 
+    const apiKeys = new ApiKeys({ store, keys, issuer: oauth.issuer, bus, log: log.child({ component: 'api-keys' }), ...(opts.now ? { now: opts.now } : {}) });
     let revision = 0;
     const registryChanged = async (): Promise<void> => {
       clients.invalidate();
@@ -141,6 +145,7 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
       onChange: async (change) => {
         await registryChanged();
         await tokens.revokeClients(change.removedClientIds);
+        for (const name of change.removed) await apiKeys.revokeApplication(name);
       },
     });
     await applications.start();
@@ -204,7 +209,7 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
 
     let stopped: Promise<void> | undefined;
     return {
-      servlet, addresses, store, tokens, keys, applications, clients, users, roleScopes, usersFiles, cleanup,
+      servlet, addresses, store, tokens, keys, applications, clients, users, roleScopes, usersFiles, apiKeys, cleanup,
       stop() {
         stopped ??= (async () => {
           for (const c of cleanups.splice(0)) {

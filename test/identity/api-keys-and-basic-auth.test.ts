@@ -55,10 +55,11 @@ auth_type = "${auth}"
     files: { 'repository/deployment/server/users/people.toml': USERS },
   });
   const admin = (method: string, p: string, body?: unknown) => request(s.kmUrl(`/api/am/admin/v1${p}`), {
-    method, headers: { authorization: basic('admin', 'admin'), 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}),
+    method, headers: { authorization: basic('admin', 'admin'), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const gen = async (appName: string, validityPeriod?: number): Promise<string> => {
-    const r = await admin('POST', `/applications/${appName}/api-keys/PRODUCTION/generate`, validityPeriod === undefined ? {} : { validityPeriod });
+    const r = await admin('POST', `/applications/${appName}/api-keys/PRODUCTION/generate`, validityPeriod === undefined ? undefined : { validityPeriod });
     t.equal(r.status, 200, r.text);
     return r.json.apikey as string;
   };
@@ -116,6 +117,18 @@ auth_type = "${auth}"
   t.equal(faultOf(scoped)?.code, 900910, 'an API key carries no scopes');
   const bearer = await s.call('/keyed/1.0.0/x', (await s.token('key-client', 'key-client-secret')).accessToken!);
   t.equal(bearer.status, 200, 'oauth2 is in the list too');
+
+  // A deleted application's keys die with it: a new application of the same name does not inherit them.
+  const made = async (): Promise<void> => {
+    t.equal((await admin('POST', '/applications', { name: 'Temp', keys: [{ key_type: 'PRODUCTION', grant_types: ['client_credentials'] }] })).status, 201);
+    t.equal((await admin('POST', '/applications/Temp/subscriptions', { api: 'Keyed:1.0.0', throttling_policy: 'Unlimited' })).status, 201);
+  };
+  await made();
+  const temp = await gen('Temp');
+  t.equal((await gwRequest(s.url('/keyed/1.0.0/x'), { headers: { apikey: temp } })).status, 200);
+  t.equal((await admin('DELETE', '/applications/Temp')).status, 204);
+  await made();
+  t.equal(faultOf(await gwRequest(s.url('/keyed/1.0.0/x'), { headers: { apikey: temp } }))?.code, 900901, 'the old key stays revoked');
 
   for (const c of corpus.basic) {
     const label = `${c.name} [${c.source}]`;
