@@ -243,7 +243,7 @@ export class GatewaySecurity {
     return PhaseResult.SUSPEND;
   }
 
-  /** Verifies a JWT with a given key in the worker pool and hands the claims on (external issuers). */
+  /** Verifies a JWT with a given key in the worker pool and hands the claims on (this key manager's or an external issuer's). */
   verifyWithKey(ctx: MessageContext, token: string, jwk: JWK, task: { issuer: string; alg: string; audience: string | undefined }, accept: VerifiedJwtHandler): void {
     const s = this.settings!;
     const t: VerifyTask = { kind: 'verify', token, jwk, issuer: task.issuer, algorithms: [task.alg], clockSkewSec: s.clockSkewSec, ...(task.audience !== undefined ? { audience: task.audience } : {}) };
@@ -277,18 +277,7 @@ export class GatewaySecurity {
       this.invalid(ctx, 'the access token was signed with an unknown key');
       return;
     }
-    const task: VerifyTask = { kind: 'verify', token, jwk, issuer: s.issuer, algorithms: [alg], clockSkewSec: s.clockSkewSec };
-    this.pool().run(task).then(
-      (r: VerifyResult) => {
-        if (ctx.finished) return;
-        if (!r.ok) { this.invalid(ctx, r.reason); return; }
-        accept(ctx, token, r.claims);
-      },
-      (err: Error) => {
-        this.log.error({ err: err.message }, 'token verification worker failed');
-        if (!ctx.finished) ctx.raise(900900, { description: 'The access token could not be validated' });
-      },
-    );
+    this.verifyWithKey(ctx, token, jwk, { issuer: s.issuer, alg, audience: undefined }, accept);
   }
 
   private expirePendingKids(): void {
