@@ -14,6 +14,7 @@ import { PROJECT, tmpDir, waitPort } from './lib/products.js';
  *   CG_WARMUP  keep-alive calls before counting (default 20000: the JIT settles)
  *   CG_CALLS   calls counted (default 5000)
  *   CG_ACCESS_LOG  "on" keeps the access log on (default off: the io thread's own cost)
+ *   CG_KEEP    a directory: the callgrind output of each checkout is kept there (for callgrind_annotate)
  *
  * Counting covers the whole process (io thread, main thread, workers) from the moment instrumentation is
  * switched on after the warm-up.
@@ -82,6 +83,8 @@ async function measure(root: string, offset: number, backendPort: number): Promi
       if (m) total = Math.max(total, Number(m[1]));
     }
     if (total === 0) throw new Error(`no callgrind totals in ${dumps.join(', ')}: ${stderr.slice(-400)}`);
+    const keep = process.env['CG_KEEP'];
+    if (keep) for (const f of dumps) fs.copyFileSync(f, path.join(keep, `${path.basename(root)}-${offset}-${path.basename(f)}`));
     return total / CALLS;
   } finally {
     proc.kill('SIGTERM');

@@ -1,201 +1,232 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { runLoad, type LoadResult } from './lib/load.js';
-import { svgChart, type ChartRow } from './lib/chart.js';
-import {
-  PROJECT, benchApiToml, cleanupAll, nginxAvailable, rssOf, startFastifyProxy, startFloorProxy, startNginxBackend, startNginxProxy, startSluice, stopTracked, type SluiceHandle,
-} from './lib/products.js';
+import { PROJECT, cleanupAll, rssOf, startNginxBackend } from './lib/products.js';
+import { startEchoBackend } from './lib/echo-backend.js';
+import { CpuMeter } from './lib/proc-cpu.js';
+import { Progress } from './lib/progress.js';
+import { cpuTable, rssLine, targetLines, throughputTable } from './lib/report.js';
+import { resultCharts } from './lib/result-charts.js';
+import { SCENARIO_IDS, type BenchResults, type Measurement, type ScenarioId } from './lib/results.js';
+import { evaluateTargets } from './lib/targets.js';
+import { ensurePrograms, versionOf } from './lib/tools.js';
+import { runWrk } from './lib/wrk.js';
+import { startFastify } from './peers/fastify.js';
+import { startFloorProxy } from './peers/floor.js';
+import { startHaproxy } from './peers/haproxy.js';
+import { startNginxProxy } from './peers/nginx.js';
+import { PROXIES, type Peer, type ProxyId } from './peers/peer.js';
+import { startSluicePeer, type SluicePeer } from './peers/sluice.js';
 
 /**
- * `npm run bench`: Sluice against nginx (same number of workers as io threads, upstream keep-alive),
- * @fastify/http-proxy and the direct backend, in one run, on one machine; for the small GET also the floor
- * of Sluice's own stack (bench/floor-proxy.ts: Node sockets with a shared read buffer + llhttp, no gateway logic), which tells
- * what the gateway's logic costs and what the stack itself allows. Parameters from the environment:
- *   BENCH_DURATION   seconds per measured run (default 10; a 2 s warm-up precedes each product)
- *   BENCH_THREADS    io threads / nginx workers to try (default "1,2")
- *   BENCH_CONNECTIONS connections for the pass-through GET scenario (default "10,100,1000"); others use 100
- *   BENCH_QUICK=1    3 s runs, 50 connections, 1 thread: a smoke run
- * Output: a table on the terminal, bench/results/<time>.json and latest.json, bench/results/latest.svg.
+ * `npm run bench`: Sluice and its peers in one run on one machine, every figure a same-run ratio
+ * (docs/performance.md). The peers, started and stopped here: the direct backend (nginx), nginx as a
+ * reverse proxy, HAProxy pass-through and secured (jwt_verify + a stick-table rate limit), the fastify stack
+ * pass-through and secured (@fastify/jwt + @fastify/rate-limit + @fastify/http-proxy), the floor of Sluice's
+ * own stack (bench/floor-proxy.ts), and Sluice pass-through and secured (JWT + subscription + throttling).
+ * wrk drives each load; the CPU of each proxy's own processes comes from /proc around each measured load.
+ *
+ * Environment:
+ *   BENCH_DURATION     seconds per measured load (default 8; BENCH_QUICK 1)
+ *   BENCH_WARMUP       seconds of warm-up load before each (default 2; BENCH_QUICK 1)
+ *   BENCH_PEER_WARMUP  seconds of load on each proxy once it has started, before any load is measured: the
+ *                      JIT of the Node proxies settles (fastify needs about 5 s; default 5; BENCH_QUICK 2)
+ *   BENCH_THREADS      io threads / workers / HAProxy threads to try (default "1,2"; BENCH_QUICK "1")
+ *   BENCH_CONNECTIONS  connections of the pass-through GET sweep (default "100,1000"; BENCH_QUICK "100")
+ *   BENCH_REF_CONNECTIONS  connections of every other scenario but the 1 MiB ones (default 100)
+ *   BENCH_SCENARIOS    which scenarios (default all): get, get-secured, get-jwt, get-mediated, post-10k,
+ *                      upload-1m, download-1m, https-echo
+ *   BENCH_PROXIES      which proxies (default all): direct, nginx, haproxy, fastify, floor, sluice
+ *   BENCH_ACCESS_LOG   "off" turns Sluice's access log off (default on, as the default home ships it)
+ *   BENCH_QUICK=1      a smoke run (under two minutes): short loads, 1 thread, 100 connections
+ * Output: the tables and one line per target of issue 20 on the terminal; bench/results/<time>.json and
+ * latest.json; the charts as bench/results/bench-{rps,cpu}-t<threads>.svg. `npm run bench:docs` puts a run
+ * into docs/performance.md.
  */
-const QUICK = process.env['BENCH_QUICK'] === '1';
-const DURATION = Number(process.env['BENCH_DURATION'] ?? (QUICK ? 3 : 10));
-const THREADS = (process.env['BENCH_THREADS'] ?? (QUICK ? '1' : '1,2')).split(',').map(Number);
-const CONNECTIONS = (process.env['BENCH_CONNECTIONS'] ?? (QUICK ? '50' : '10,100,1000')).split(',').map(Number);
-const OTHER_CONNECTIONS = QUICK ? 50 : 100;
+const env = (k: string): string | undefined => process.env[k] || undefined;
+const QUICK = env('BENCH_QUICK') === '1';
+const DURATION = Number(env('BENCH_DURATION') ?? (QUICK ? 1 : 8));
+const WARMUP = Number(env('BENCH_WARMUP') ?? (QUICK ? 1 : 2));
+const PEER_WARMUP = Number(env('BENCH_PEER_WARMUP') ?? (QUICK ? 2 : 5));
+const THREADS = (env('BENCH_THREADS') ?? (QUICK ? '1' : '1,2')).split(',').map(Number);
+const REF = Number(env('BENCH_REF_CONNECTIONS') ?? 100);
+const CONNECTIONS = [...new Set([REF, ...(env('BENCH_CONNECTIONS') ?? (QUICK ? '100' : '100,1000')).split(',').map(Number)])].sort((a, b) => a - b);
+const ONLY_SCENARIOS = env('BENCH_SCENARIOS')?.split(',') ?? SCENARIO_IDS;
+const ONLY_PROXIES = env('BENCH_PROXIES')?.split(',') ?? [...PROXIES];
+const ACCESS_LOG = env('BENCH_ACCESS_LOG') !== 'off';
+/** 1 MiB transfers run at fewer connections: 20 of them already fill the loopback's share of two cores. */
+const BIG_CONNECTIONS = Math.min(REF, 20);
 
-const BACKEND = 18990;
-const NGINX = 18991;
-const FASTIFY = 18992;
-const FLOOR = 18993;
-const OFFSET = 700;
-
-type Product = 'direct' | 'nginx' | 'fastify' | 'floor' | 'sluice';
-
-interface Measurement {
-  readonly scenario: string;
-  readonly product: Product;
-  readonly threads: number;
-  readonly connections: number;
-  readonly result: LoadResult;
-  /** Sluice only: peak RSS during the run, bytes. */
-  readonly peakRss?: number;
+/** The knobs, checked before anything starts. */
+function checkKnobs(): void {
+  for (const s of ONLY_SCENARIOS) if (!(SCENARIO_IDS as string[]).includes(s)) throw new Error(`BENCH_SCENARIOS: no scenario ${s} (${SCENARIO_IDS.join(', ')})`);
+  for (const p of ONLY_PROXIES) if (!(PROXIES as readonly string[]).includes(p)) throw new Error(`BENCH_PROXIES: no proxy ${p} (${PROXIES.join(', ')})`);
+  if (![DURATION, WARMUP, PEER_WARMUP, REF, ...THREADS, ...CONNECTIONS].every((n) => Number.isInteger(n) && n >= 0) || DURATION < 1 || REF < 1 || THREADS.some((t) => t < 1) || CONNECTIONS.some((c) => c < 1)) {
+    throw new Error('BENCH_DURATION, BENCH_WARMUP, BENCH_PEER_WARMUP, BENCH_THREADS, BENCH_CONNECTIONS and BENCH_REF_CONNECTIONS take whole numbers (a duration, threads and connections of 1 or more)');
+  }
 }
 
-const API = (name: string, context: string, auth: string, extra = ''): string =>
-  benchApiToml({ name, context, backend: `http://127.0.0.1:${BACKEND}`, verbs: ['GET', 'POST'], auth, extra });
+const BACKEND = 18990;
+const ECHO = 18989;
+const port = (threads: number, n: number): number => 18991 + threads * 10 + n;
+const OFFSET = 700;
 
-const SLUICE_FILES: Record<string, string> = {
-  'repository/deployment/server/apis/bench-open.toml': API('BenchOpen', '/open', 'None'),
-  'repository/deployment/server/apis/bench-secure.toml': API('BenchSecure', '/secure', 'Application & Application User'),
-  'repository/deployment/server/apis/bench-throttled.toml': API('BenchThrottled', '/throttled', 'Application & Application User').replace('throttling_policy = "Unlimited"\n', 'throttling_policy = "BenchAdvanced"\n'),
-  'repository/deployment/server/apis/bench-mediated.toml': API('BenchMediated', '/mediated', 'None', 'in_sequence = "bench_in"'),
-  'repository/deployment/server/synapse-configs/default/sequences/bench_in.xml': `<sequence xmlns="http://ws.apache.org/ns/synapse" name="bench_in">
-  <property name="bench" value="yes"/>
-  <header name="X-Bench" value="in-sequence" scope="transport"/>
-</sequence>`,
-  'repository/deployment/server/policies/bench.toml': `[[subscription]]
-name = "BenchGold"
-requests = 100000000
-unit_time = 1
-time_unit = "min"
-stop_on_quota_reach = true
-[[application]]
-name = "BenchApp"
-requests = 100000000
-unit_time = 1
-time_unit = "min"
-[[advanced]]
-name = "BenchAdvanced"
-requests = 100000000
-unit_time = 1
-time_unit = "min"
-`,
-  'repository/deployment/server/applications/bench-app.toml': `name = "BenchApp"
-owner = "admin"
-throttling_policy = "BenchApp"
-token_type = "JWT"
-[[keys]]
-key_type = "PRODUCTION"
-client_id = "bench-client"
-client_secret = "bench-secret"
-grant_types = ["client_credentials"]
-[[subscriptions]]
-api = "BenchSecure:1.0.0"
-throttling_policy = "Unlimited"
-state = "UNBLOCKED"
-[[subscriptions]]
-api = "BenchThrottled:1.0.0"
-throttling_policy = "BenchGold"
-state = "UNBLOCKED"
-`,
+const BODY_10K = Buffer.alloc(10 * 1024, 120);
+const BODY_1M = Buffer.alloc(1024 * 1024, 121);
+/** The reference scenario's 1 KiB JSON payload: `{"payload":"xx...x"}`, 1024 bytes. */
+const BODY_1K_JSON = Buffer.from(JSON.stringify({ payload: 'x'.repeat(1024 - '{"payload":""}'.length) }));
+
+/** Which proxies take part in each scenario: the floor proxies GETs only; the Sluice-only rows have no peer. */
+const SCENARIO_PROXIES: Record<ScenarioId, readonly ProxyId[]> = {
+  'get': PROXIES,
+  'get-secured': ['haproxy', 'fastify', 'sluice'],
+  'get-jwt': ['sluice'],
+  'get-mediated': ['sluice'],
+  'post-10k': ['direct', 'nginx', 'haproxy', 'fastify', 'sluice'],
+  'upload-1m': ['direct', 'nginx', 'haproxy', 'fastify', 'sluice'],
+  'download-1m': ['direct', 'nginx', 'haproxy', 'fastify', 'sluice'],
+  'https-echo': ['sluice'],
 };
 
-async function token(s: SluiceHandle): Promise<string> {
+interface Load { readonly scenario: ScenarioId; readonly proxy: ProxyId; readonly connections: number }
+
+/** The loads of one thread count, in the order they run. */
+function plan(): Load[] {
+  const loads: Load[] = [];
+  for (const scenario of SCENARIO_IDS) {
+    if (!ONLY_SCENARIOS.includes(scenario)) continue;
+    const conns = scenario === 'get' ? CONNECTIONS : scenario === 'upload-1m' || scenario === 'download-1m' ? [BIG_CONNECTIONS] : [REF];
+    for (const connections of conns) {
+      for (const proxy of SCENARIO_PROXIES[scenario]) if (ONLY_PROXIES.includes(proxy)) loads.push({ scenario, proxy, connections });
+    }
+  }
+  return loads;
+}
+
+interface Call { readonly url: string; readonly method: 'GET' | 'POST'; readonly body?: Buffer; readonly headers?: Record<string, string> }
+
+/** What one call of a load is, on the peers of this thread count. */
+function callOf(load: Load, peers: Map<ProxyId, Peer>, sluice: SluicePeer): Call {
+  const p = peers.get(load.proxy)!;
+  const auth = { authorization: `Bearer ${sluice.token}` };
+  const octets = { 'content-type': 'application/octet-stream' };
+  switch (load.scenario) {
+    case 'get': return { url: `${p.passThrough}/x`, method: 'GET' };
+    case 'get-secured': return { url: `${p.secured!}/x`, method: 'GET', headers: auth };
+    case 'get-jwt': return { url: `${sluice.jwtOnly}/x`, method: 'GET', headers: auth };
+    case 'get-mediated': return { url: `${sluice.mediated}/x`, method: 'GET' };
+    case 'post-10k': return { url: `${p.passThrough}/upload`, method: 'POST', body: BODY_10K, headers: octets };
+    case 'upload-1m': return { url: `${p.passThrough}/upload`, method: 'POST', body: BODY_1M, headers: octets };
+    case 'download-1m': return { url: `${p.passThrough}/1mb`, method: 'GET' };
+    case 'https-echo': return { url: sluice.httpsEcho, method: 'POST', body: BODY_1K_JSON, headers: { ...auth, 'content-type': 'application/json' } };
+  }
+}
+
+/** One call before the loads: a peer that does not answer 2xx (or an echo that changes the body) stops the bench. */
+async function probe(load: Load, call: Call): Promise<void> {
   const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
-  const res = await request(`https://127.0.0.1:${s.servletHttps}/oauth2/token`, {
-    method: 'POST', dispatcher,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Basic ' + Buffer.from('bench-client:bench-secret').toString('base64') },
-    body: 'grant_type=client_credentials',
-  });
-  const j = JSON.parse(await res.body.text()) as { access_token?: string };
-  if (!j.access_token) throw new Error('the benchmark application got no token');
-  return j.access_token;
+  try {
+    const res = await request(call.url, { method: call.method, dispatcher, ...(call.headers ? { headers: call.headers } : {}), ...(call.body ? { body: call.body } : {}) });
+    const body = Buffer.from(await res.body.arrayBuffer());
+    if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`${load.proxy}, ${load.scenario}: ${call.method} ${call.url} answered ${res.statusCode} ${body.toString().slice(0, 300)}`);
+    if (load.scenario === 'https-echo' && !body.equals(call.body!)) throw new Error(`the echo through ${call.url} did not return the body it was sent (${body.length} bytes back)`);
+  } finally {
+    await dispatcher.close();
+  }
 }
 
 const measurements: Measurement[] = [];
-const BODY_10K = Buffer.alloc(10 * 1024, 120);
+const loadsPerThreadCount = plan();
+const TOTAL_LOADS = loadsPerThreadCount.length * THREADS.length;
+const progress = new Progress(TOTAL_LOADS, DURATION + WARMUP);
 
-async function measure(scenario: string, product: Product, threads: number, connections: number, url: string,
-  o: { method?: 'GET' | 'POST'; body?: Buffer; headers?: Record<string, string>; pid?: number } = {}): Promise<void> {
-  await runLoad({ url, connections, durationSec: 2, ...o });
+async function measure(load: Load, threads: number, peer: Peer, call: Call): Promise<void> {
+  progress.next(`${load.scenario}, ${load.proxy}, ${threads} thread(s), ${load.connections} connections`);
+  const o = { url: call.url, connections: load.connections, durationSec: DURATION, method: call.method, ...(call.body ? { body: call.body } : {}), ...(call.headers ? { headers: call.headers } : {}) };
+  if (WARMUP > 0) await runWrk({ ...o, durationSec: WARMUP });
   let peak = 0;
-  const result = await runLoad({ url, connections, durationSec: DURATION, ...o, ...(o.pid ? { sample: () => { peak = Math.max(peak, rssOf(o.pid!)); } } : {}) });
-  measurements.push({ scenario, product, threads, connections, result, ...(o.pid ? { peakRss: peak } : {}) });
+  const pid = load.proxy === 'sluice' ? peer.pids[0]! : 0;
+  const cpu = new CpuMeter(peer.pids);
+  cpu.start();
+  const result = await runWrk({ ...o, ...(pid ? { sample: () => { peak = Math.max(peak, rssOf(pid)); } } : {}) });
+  const perCall = cpu.stop(result.requests);
+  measurements.push({ scenario: load.scenario, proxy: load.proxy, threads, connections: load.connections, result, cpu: perCall, ...(pid ? { peakRssMiB: peak / 1024 / 1024 } : {}) });
+  progress.finished();
   const l = result.latencyMs;
-  process.stdout.write(`  ${scenario.padEnd(28)} ${product.padEnd(8)} t=${threads} c=${String(connections).padEnd(5)} ${result.requestsPerSec.toFixed(0).padStart(7)} req/s  p50 ${l.p50.toFixed(2)} p99 ${l.p99.toFixed(2)} p99.9 ${l.p999.toFixed(2)} ms${result.non2xx || result.errors ? `  (non-2xx ${result.non2xx}, errors ${result.errors})` : ''}\n`);
+  const c = perCall ? `  cpu ${(perCall.userUs + perCall.kernelUs).toFixed(1)} µs/call (user ${perCall.userUs.toFixed(1)}, kernel ${perCall.kernelUs.toFixed(1)})` : '';
+  process.stdout.write(`  ${load.scenario.padEnd(13)} ${load.proxy.padEnd(8)} t=${threads} c=${String(load.connections).padEnd(5)} ${result.requestsPerSec.toFixed(0).padStart(7)} req/s  p50 ${l.p50.toFixed(2)} p99 ${l.p99.toFixed(2)} p99.9 ${l.p999.toFixed(2)} ms${c}${result.non2xx || result.errors ? `  (non-2xx ${result.non2xx}, errors ${result.errors})` : ''}\n`);
 }
 
-function find(scenario: string, product: Product, threads: number, connections: number): Measurement | undefined {
-  return measurements.find((m) => m.scenario === scenario && m.product === product && m.threads === threads && m.connections === connections);
+async function runThreads(threads: number, direct: Peer): Promise<void> {
+  process.stdout.write(`\n== ${threads} io thread(s) / worker(s) / HAProxy thread(s)\n`);
+  const wanted = new Set(loadsPerThreadCount.map((l) => l.proxy));
+  // Sluice first: its signing key is what HAProxy and fastify verify tokens with, and its token is every secured call's.
+  const sluice = await startSluicePeer({ offset: OFFSET + threads * 10, ioThreads: threads, backend: `http://127.0.0.1:${BACKEND}`, echoBackend: `http://127.0.0.1:${ECHO}`, accessLog: ACCESS_LOG });
+  const peers = new Map<ProxyId, Peer>([['direct', direct], ['sluice', sluice]]);
+  try {
+    if (wanted.has('nginx')) peers.set('nginx', await startNginxProxy(port(threads, 0), BACKEND, threads));
+    if (wanted.has('haproxy')) peers.set('haproxy', await startHaproxy({ threads, passPort: port(threads, 1), securedPort: port(threads, 2), upstream: BACKEND, publicKeyPem: sluice.publicKeyPem }));
+    if (wanted.has('fastify')) peers.set('fastify', await startFastify({ port: port(threads, 3), upstream: BACKEND, workers: threads, publicKeyPem: sluice.publicKeyPem }));
+    if (wanted.has('floor')) peers.set('floor', await startFloorProxy(port(threads, 4), BACKEND, threads));
+    for (const load of loadsPerThreadCount) await probe(load, callOf(load, peers, sluice));
+    if (PEER_WARMUP > 0) {
+      process.stdout.write(`warming each proxy up for ${PEER_WARMUP} s\n`);
+      for (const [id, p] of peers) {
+        if (!wanted.has(id)) continue;
+        for (const side of [p.passThrough, p.secured]) {
+          if (side) await runWrk({ url: `${side}/x`, connections: REF, durationSec: PEER_WARMUP, ...(side === p.secured ? { headers: { authorization: `Bearer ${sluice.token}` } } : {}) });
+        }
+      }
+    }
+    for (const load of loadsPerThreadCount) await measure(load, threads, peers.get(load.proxy)!, callOf(load, peers, sluice));
+  } finally {
+    for (const [id, p] of peers) if (id !== 'direct') await p.stop();
+  }
 }
 
-function ratio(a: Measurement | undefined, b: Measurement | undefined): number | null {
-  return a && b && b.result.requestsPerSec > 0 ? a.result.requestsPerSec / b.result.requestsPerSec : null;
+function commandLine(): string {
+  const knobs = Object.keys(process.env).filter((k) => k.startsWith('BENCH_') && process.env[k]).sort().map((k) => `${k}=${process.env[k]}`);
+  return [...knobs, 'npm run bench'].join(' ');
+}
+
+function machine(): Record<string, string> {
+  const cpus = os.cpus();
+  return {
+    cores: `${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown'}`,
+    'load average at start': os.loadavg().map((l) => l.toFixed(2)).join(' '),
+    node: process.version,
+    nginx: versionOf('nginx', ['-v']).replace(/^nginx version: nginx\//, ''),
+    haproxy: versionOf('haproxy', ['-v']).replace(/^HAProxy version (\S+).*/, '$1'),
+    wrk: versionOf('wrk', ['--version']).replace(/^wrk (\S+).*/, '$1'),
+  };
 }
 
 async function main(): Promise<void> {
-  if (!nginxAvailable()) throw new Error('nginx is needed (apt-get install nginx)');
-  process.stdout.write(`Sluice benchmark: ${DURATION} s per run, threads ${THREADS.join(',')}, connections ${CONNECTIONS.join(',')}\n`);
-  await startNginxBackend(BACKEND);
-  const fastify = await startFastifyProxy(FASTIFY, BACKEND);
-  for (const threads of THREADS) {
-    process.stdout.write(`\n== ${threads} io thread(s) / nginx worker(s)\n`);
-    await startNginxProxy(NGINX + threads * 10, BACKEND, threads);
-    const floor = await startFloorProxy(FLOOR + threads * 10, BACKEND, threads);
-    const sluice = await startSluice({ offset: OFFSET + threads * 10, ioThreads: threads, files: SLUICE_FILES });
-    const pid = sluice.proc.pid!;
-    const at = await token(sluice);
-    const base = `http://127.0.0.1:${sluice.http}`;
-    const urls: Record<Product, string> = {
-      direct: `http://127.0.0.1:${BACKEND}`, nginx: `http://127.0.0.1:${NGINX + threads * 10}`, fastify: `http://127.0.0.1:${FASTIFY}`,
-      floor: `http://127.0.0.1:${FLOOR + threads * 10}`, sluice: `${base}/open/1.0.0`,
-    };
-    const products: Product[] = threads === 1 ? ['direct', 'nginx', 'fastify', 'sluice'] : ['direct', 'nginx', 'sluice'];
-    for (const c of CONNECTIONS) {
-      for (const p of [...products, 'floor' as const]) await measure('pass-through GET small', p, threads, c, `${urls[p]}/x`, p === 'sluice' ? { pid } : {});
-    }
-    await stopTracked(floor);
-    for (const p of products) await measure('pass-through POST 10 KB', p, threads, OTHER_CONNECTIONS, `${urls[p]}/x`, { method: 'POST', body: BODY_10K, headers: { 'content-type': 'application/octet-stream' }, ...(p === 'sluice' ? { pid } : {}) });
-    for (const p of products) await measure('pass-through 1 MiB download', p, threads, Math.min(OTHER_CONNECTIONS, 20), `${urls[p]}/1mb`, p === 'sluice' ? { pid } : {});
-    const auth = { authorization: `Bearer ${at}` };
-    await measure('JWT (token cache hit)', 'sluice', threads, OTHER_CONNECTIONS, `${base}/secure/1.0.0/x`, { headers: auth, pid });
-    await measure('JWT + subscription + throttle', 'sluice', threads, OTHER_CONNECTIONS, `${base}/throttled/1.0.0/x`, { headers: auth, pid });
-    await measure('small in-sequence', 'sluice', threads, OTHER_CONNECTIONS, `${base}/mediated/1.0.0/x`, { pid });
-    await stopTracked(sluice.proc);
-  }
-  await stopTracked(fastify);
-  report();
-}
-
-function report(): void {
-  const lines: string[] = ['', 'Ratios (requests/s, same run):'];
-  const rows: Record<string, number | null> = {};
-  for (const threads of THREADS) {
-    const c = CONNECTIONS.includes(100) ? 100 : CONNECTIONS[0]!;
-    const s = find('pass-through GET small', 'sluice', threads, c);
-    rows[`t=${threads} c=${c} sluice/nginx`] = ratio(s, find('pass-through GET small', 'nginx', threads, c));
-    rows[`t=${threads} c=${c} sluice/direct`] = ratio(s, find('pass-through GET small', 'direct', threads, c));
-    if (threads === 1) rows[`t=1 c=${c} sluice/fastify`] = ratio(s, find('pass-through GET small', 'fastify', threads, c));
-    rows[`t=${threads} c=${c} floor/nginx`] = ratio(find('pass-through GET small', 'floor', threads, c), find('pass-through GET small', 'nginx', threads, c));
-    rows[`t=${threads} c=${c} sluice/floor`] = ratio(s, find('pass-through GET small', 'floor', threads, c));
-    const open = find('pass-through GET small', 'sluice', threads, OTHER_CONNECTIONS) ?? s;
-    rows[`t=${threads} JWT / pass-through`] = ratio(find('JWT (token cache hit)', 'sluice', threads, OTHER_CONNECTIONS), open);
-    rows[`t=${threads} JWT+throttle / pass-through`] = ratio(find('JWT + subscription + throttle', 'sluice', threads, OTHER_CONNECTIONS), open);
-    rows[`t=${threads} in-sequence / pass-through`] = ratio(find('small in-sequence', 'sluice', threads, OTHER_CONNECTIONS), open);
-    if (s && find('pass-through GET small', 'nginx', threads, c)) {
-      rows[`t=${threads} c=${c} p99 sluice/nginx`] = s.result.latencyMs.p99 / find('pass-through GET small', 'nginx', threads, c)!.result.latencyMs.p99;
-    }
-    const peak = Math.max(0, ...measurements.filter((m) => m.threads === threads && m.peakRss).map((m) => m.peakRss!));
-    lines.push(`  t=${threads} peak gateway RSS: ${(peak / 1024 / 1024).toFixed(0)} MiB (${(peak / threads / 1024 / 1024).toFixed(0)} MiB per io thread)`);
-  }
-  for (const [k, v] of Object.entries(rows)) lines.push(`  ${k.padEnd(38)} ${v === null ? 'n/a' : v.toFixed(2) + 'x'}`);
-  process.stdout.write(lines.join('\n') + '\n');
+  checkKnobs();
+  ensurePrograms(['nginx', 'haproxy', 'wrk']);
+  const started = machine();
+  process.stdout.write(`Sluice benchmark: ${TOTAL_LOADS} loads of ${DURATION} s after ${WARMUP} s of warm-up each; threads ${THREADS.join(',')}; GET connections ${CONNECTIONS.join(',')}, others ${REF} (1 MiB: ${BIG_CONNECTIONS}); Sluice's access log ${ACCESS_LOG ? 'on' : 'off'}\n`);
+  const backend = await startNginxBackend(BACKEND);
+  await startEchoBackend(ECHO);
+  const direct: Peer = { id: 'direct', pids: [backend.pid!], passThrough: `http://127.0.0.1:${BACKEND}`, stop: async () => {} };
+  for (const threads of THREADS) await runThreads(threads, direct);
+  const results: BenchResults = {
+    version: 2, at: new Date().toISOString(), command: commandLine(), quick: QUICK, durationSec: DURATION, warmupSec: WARMUP,
+    threads: THREADS, connections: CONNECTIONS, refConnections: REF, accessLog: ACCESS_LOG, machine: started, measurements,
+  };
   const dir = path.join(PROJECT, 'bench/results');
   fs.mkdirSync(dir, { recursive: true });
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const json = JSON.stringify({ at: new Date().toISOString(), durationSec: DURATION, threads: THREADS, connections: CONNECTIONS, ratios: rows, measurements }, null, 2);
+  const stamp = results.at.replace(/[:.]/g, '-');
+  const json = JSON.stringify(results, null, 2) + '\n';
   fs.writeFileSync(path.join(dir, `${stamp}.json`), json);
   fs.writeFileSync(path.join(dir, 'latest.json'), json);
-  const chartRows: ChartRow[] = [];
-  for (const m of measurements) {
-    const key = `${m.scenario} t=${m.threads} c=${m.connections}`;
-    let row = chartRows.find((r) => r.scenario === key);
-    if (!row) { row = { scenario: key, values: {} }; chartRows.push(row); }
-    (row.values as Record<string, { rps: number; p99: number }>)[m.product] = { rps: m.result.requestsPerSec, p99: m.result.latencyMs.p99 };
-  }
-  fs.writeFileSync(path.join(dir, 'latest.svg'), svgChart(chartRows, `Sluice benchmark ${new Date().toISOString()}`));
-  process.stdout.write(`\nresults: bench/results/${stamp}.json, bench/results/latest.json, bench/results/latest.svg\n`);
+  const charts = resultCharts(results);
+  for (const [name, svg] of Object.entries(charts)) fs.writeFileSync(path.join(dir, name), svg);
+  process.stdout.write(['', 'Requests/s (p99 ms), same run:', '', throughputTable(results), '', 'CPU µs per call of each proxy\'s own processes, total (user + kernel):', '', cpuTable(results), '',
+    `Peak gateway RSS: ${rssLine(results)}`, '', 'Issue 20\'s targets:', targetLines(evaluateTargets(results)), '',
+    `results: bench/results/${stamp}.json, bench/results/latest.json, ${Object.keys(charts).map((n) => `bench/results/${n}`).join(', ')}`,
+    'docs/performance.md from this run: npm run bench:docs', ''].join('\n'));
 }
 
 main().then(() => { cleanupAll(); process.exit(0); }, (err: Error) => { process.stderr.write(`bench failed: ${err.stack ?? err.message}\n`); cleanupAll(); process.exit(1); });

@@ -9,11 +9,14 @@ type Report = (path: string, message: string, severity?: 'error' | 'warning') =>
 export function checkCrossKeyRules(values: Map<string, unknown>, _items: Map<string, ItemValues[]>, report: Report): void {
   const get = (p: string): unknown => values.get(p);
 
-  // [apim.cors]: credentials may not be combined with a wildcard origin (browsers refuse it, and it would
-  // hand credentials to every site).
+  // [apim.cors]: credentials may not be combined with a wildcard origin (it would hand credentials to every
+  // site) nor with "null" (any site can make a document whose Origin is null: a sandboxed iframe).
   const origins = get('apim.cors.allow_origins');
-  if (get('apim.cors.allow_credentials') === true && Array.isArray(origins) && origins.includes('*')) {
-    report('apim.cors.allow_credentials', 'allow_credentials = true needs explicit allow_origins, not "*"');
+  if (get('apim.cors.allow_credentials') === true && Array.isArray(origins)) {
+    if (origins.includes('*')) report('apim.cors.allow_credentials', 'allow_credentials = true needs explicit allow_origins, not "*"');
+    if (origins.some((o) => typeof o === 'string' && o.toLowerCase() === 'null')) {
+      report('apim.cors.allow_credentials', 'allow_credentials = true cannot be combined with the origin "null" (sandboxed iframes and data: documents send it); list explicit origins');
+    }
   }
 
   // Caches: the gateway token cache or the key manager token cache, not both.
@@ -41,6 +44,23 @@ export function checkCrossKeyRules(values: Map<string, unknown>, _items: Map<str
     for (const k of ['listener.parameters.non-blocking', 'sender.parameters.non-blocking'] as const) {
       if (get(`${t}.${k}`) === false) {
         report(`${t}.${k}`, 'the pass-through transport is non-blocking only; blocking sender settings belong in [transport.blocking_http] / [transport.blocking_https]');
+      }
+    }
+  }
+
+  // OTLP tracing: an http(s) URL, and headers written "Name: value" without line breaks (they go on the wire).
+  const otlpUrl = get('sluice.tracing.otlp.endpoint');
+  if (get('sluice.tracing.otlp.enable') === true && typeof otlpUrl === 'string') {
+    let ok = false;
+    try { ok = /^https?:$/.test(new URL(otlpUrl).protocol); } catch { /* reported below */ }
+    if (!ok) report('sluice.tracing.otlp.endpoint', `"${otlpUrl}" is not an http or https URL (for example http://localhost:4318/v1/traces)`);
+  }
+  const otlpHeaders = get('sluice.tracing.otlp.headers');
+  if (Array.isArray(otlpHeaders)) {
+    for (const h of otlpHeaders) {
+      if (typeof h !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+:[^\r\n\0]*$/.test(h)) {
+        report('sluice.tracing.otlp.headers', 'each header is "Name: value", a token name and no line break');
+        break;
       }
     }
   }

@@ -14,16 +14,23 @@ export class HomeLayout {
   get policiesDir(): string { return path.join(this.serverDeployment, 'policies'); }
   get databaseDir(): string { return path.join(this.root, 'repository/database'); }
   get securityDir(): string { return path.join(this.root, 'repository/resources/security'); }
+  /** The super admin's password when deployment.toml sets none: generated on first start, mode 0600. */
+  get generatedAdminPasswordFile(): string { return path.join(this.securityDir, 'super_admin.password'); }
   get logsDir(): string { return path.join(this.root, 'repository/logs'); }
+  /** The running node's process id, for `sluice stop` and `sluice reload` (written by `sluice start`). */
+  get pidFile(): string { return path.join(this.root, 'repository/sluice.pid'); }
   resolve(rel: string): string { return path.isAbsolute(rel) ? rel : path.join(this.root, rel); }
+}
+
+/** The project root (where package.json is): conf/home.ts runs from the sources or compiles to dist/conf/home.js. */
+export function projectRoot(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  return path.basename(path.dirname(here)) === 'dist' ? path.resolve(here, '../..') : path.resolve(here, '..');
 }
 
 /** The project's own default home (home/ beside package.json). */
 export function defaultHomeDir(): string {
-  // conf/home.ts compiles to dist/conf/home.js; both sit two levels below the project root at most.
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const root = path.basename(path.dirname(here)) === 'dist' ? path.resolve(here, '../..') : path.resolve(here, '..');
-  return path.join(root, 'home');
+  return path.join(projectRoot(), 'home');
 }
 
 /** `--home DIR`, else `$SLUICE_HOME`, else ./home when it exists, else the project's home/. */

@@ -8,11 +8,11 @@ import { roles, ports, logView } from './views/server.js';
 import { listenerTls, senderTls } from './views/tls.js';
 import { passthruView, passthruListeners, senderProxies } from './views/passthru.js';
 import { mediationView } from './views/mediation.js';
-import { oauthView, tokenPersistenceView, keyManagerAccessView, servletView, revocationView } from './views/keymanager.js';
+import { oauthView, tokenPersistenceView, keyManagerAccessView, servletView, revocationView, authenticationView } from './views/keymanager.js';
 import { apimDbView } from './views/store.js';
-import { corsView, backendJwtView, mutualSslView, transportHeadersView, tokenValidationView } from './views/security.js';
+import { corsView, backendJwtView, mutualSslView, transportHeadersView, tokenValidationView, graphqlView } from './views/security.js';
 import { healthCheckView, accessLogView, analyticsView, tracingView, metricsView } from './views/operations.js';
-import { eventHubView, artifactSyncView, gatewayNotificationView, gatewayEnvironments, eventRedisView } from './views/control-plane.js';
+import { eventHubView, artifactSyncView, gatewayNotificationView, gatewayEnvironments, eventRedisView, adminApiView } from './views/control-plane.js';
 import { throttlingView } from './views/throttling.js';
 import { redisView } from './views/redis.js';
 import { websocketView } from './views/websocket.js';
@@ -35,10 +35,10 @@ export * from './views/identity.js';
 /** Every view, built once: check-config uses it to find keys the operator set that nothing reads. */
 const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [
   roles, ports, logView, listenerTls, senderTls, passthruView, passthruListeners, senderProxies, mediationView,
-  oauthView, tokenPersistenceView, keyManagerAccessView, servletView, revocationView, apimDbView,
-  corsView, backendJwtView, mutualSslView, transportHeadersView, tokenValidationView,
+  oauthView, tokenPersistenceView, keyManagerAccessView, servletView, revocationView, authenticationView, apimDbView,
+  corsView, backendJwtView, mutualSslView, transportHeadersView, tokenValidationView, graphqlView,
   healthCheckView, accessLogView, analyticsView, tracingView, metricsView,
-  eventHubView, artifactSyncView, gatewayNotificationView, gatewayEnvironments, eventRedisView,
+  eventHubView, artifactSyncView, gatewayNotificationView, gatewayEnvironments, eventRedisView, adminApiView,
   throttlingView, redisView, websocketView,
   authorizationView, externalIssuersView, ldapUserStoreView,
 ];

@@ -68,6 +68,8 @@ export const ApiHandlerCode = {
   /** Generic sequence codes (seed 000): a request error from the client, no matching resource. */
   BAD_REQUEST: 400,
   FORBIDDEN: 403,
+  /** Sluice: a request body over the cap of what the gateway reads whole (docs/security.md). */
+  CONTENT_TOO_LARGE: 413,
 } as const;
 
 const THROTTLE_DESCRIPTION = 'You have exceeded your quota';
@@ -106,6 +108,8 @@ export const API_HANDLER_ERRORS: ReadonlyMap<number, HandlerError> = new Map([
   e(400, 400, S.FAULT, 'Bad Request', 'The server cannot process the request due to an error in the request sent by the client'),
   e(403, 403, S.RESOURCE_MISMATCH, 'No matching resource found in the API for the given request',
     'No matching resource found in the API for the given request'),
+  // Seed: no code. Sluice: the generic status code, like 400 and 403.
+  e(413, 413, S.FAULT, 'Payload Too Large', 'The request body is larger than the gateway reads whole for this API'),
 ].map((x) => [x.code, x] as const));
 
 export function handlerError(code: number): HandlerError | undefined {
@@ -120,4 +124,6 @@ export const SITUATION_FAULTS = {
   SANDBOX_KEY_ERROR: e(900901, 401, S.SANDBOX_KEY_ERROR, 'Invalid Credentials', 'Sandbox key offered to an API with no sandbox endpoint'),
   /** No API at all matches the path (main.xml). */
   NO_MATCHING_API: e(404, 404, S.MAIN, 'Not Found', 'No API matches the request path. Check the API context and version in the URL'),
+  /** The gateway's /token or /revoke with a method other than POST (RFC 6749 §3.2); answered with Allow: POST. */
+  TOKEN_API_METHOD: e(405, 405, S.TOKEN_FAULT, 'Method Not Allowed', 'The token API accepts POST only, with the parameters in a form body'),
 } as const;

@@ -8,12 +8,15 @@ import type {
   FilterAst, HeaderAst, LogAst, MakefaultAst, MediatorAst, PayloadArgAst, PayloadFactoryAst, PropertyAst,
   PropertyType, SequenceAst, SwitchAst, ValueSource,
 } from './ast.js';
-import { MediationRuntimeError } from './errors.js';
+import { MediationRuntimeError, UnsafeHeaderError } from './errors.js';
 import { compileBool, compileString, type StringFn } from './expression-compile.js';
 import { wholeMatchRegex } from './expression-parse.js';
 import { isTrue, type MediationMessage, type PropertyValue } from './message.js';
 import { Outcome } from './outcome.js';
 import { escapeXml, jsonToXmlFragment, looksLikeXml, parseXmlBody } from './xml-model.js';
+import { escapeLogText, readsMaskedHeader } from './log-text.js';
+import { badValueCharAt, fieldProblem } from '../transport/field-values.js';
+import { MASK, SENSITIVE_HEADERS, loggablePath } from '../transport/sensitive-fields.js';
 
 export type CompiledSequence = (m: MediationMessage) => Outcome;
 
@@ -23,6 +26,11 @@ export type SequenceResolver = (name: string) => CompiledSequence | undefined;
 export interface CompileOptions {
   /** Where the log mediator writes (never the console). Silent when absent. */
   readonly logger?: Logger;
+  /**
+   * Header names whose values the log mediator masks, besides transport/sensitive-fields.ts's list (the
+   * configured auth header, `[apim.oauth_config] auth_header`).
+   */
+  readonly maskedHeaders?: readonly string[];
 }
 
 type Step = (m: MediationMessage) => Outcome;
@@ -30,7 +38,7 @@ type Step = (m: MediationMessage) => Outcome;
 const C = Outcome.CONTINUE;
 
 export function compileSequence(ast: SequenceAst, resolver: SequenceResolver, options: CompileOptions = {}): CompiledSequence {
-  const ctx = new Compiler(ast, resolver, options.logger);
+  const ctx = new Compiler(ast, resolver, options.logger, maskedSet(options.maskedHeaders));
   const body = ctx.list(ast.body);
   if (!ast.onError) return body;
   const handler = ctx.reference(ast.onError, ast.line);
@@ -53,10 +61,12 @@ class Compiler {
     private readonly ast: SequenceAst,
     private readonly resolver: SequenceResolver,
     private readonly logger: Logger | undefined,
+    /** Lower-case header names the log mediator masks. */
+    private readonly masked: ReadonlySet<string>,
   ) {}
 
-  private fail(line: number, element: string, reason: string): MediationRuntimeError {
-    return new MediationRuntimeError(this.ast.name, line, element, reason);
+  private fail(line: number, element: string, reason: string, cause?: unknown): MediationRuntimeError {
+    return new MediationRuntimeError(this.ast.name, line, element, reason, cause);
   }
 
   /** A list of mediators run in order until one does not CONTINUE. Failures are located by line. */
@@ -76,7 +86,7 @@ class Compiler {
         return C;
       } catch (err) {
         if (err instanceof MediationRuntimeError) throw err;
-        throw this.fail(lines[i]!, kinds[i]!, err instanceof Error ? err.message : String(err));
+        throw this.fail(lines[i]!, kinds[i]!, err instanceof Error ? err.message : String(err), err);
       }
     };
   }
@@ -143,10 +153,13 @@ class Compiler {
       return (m) => { m.properties.delete(name); return C; };
     }
     const convert = this.converter(a.type, a.line);
+    // messageType and ContentType become the response's Content-Type: checked like any header value.
+    const typeHeader = a.scope === 'axis2' && (name === 'messageType' || name === 'ContentType');
     const put: (m: MediationMessage, v: PropertyValue) => void =
       a.scope === 'transport' ? (m, v) => m.headers.setLower(lower, name, typeof v === 'string' ? v : String(v))
-        : a.scope === 'axis2' ? (m, v) => { m.axis2.set(name, v); }
-          : (m, v) => { m.properties.set(name, v); };
+        : typeHeader ? (m, v) => { checkTypeValue(String(v)); m.axis2.set(name, v); }
+          : a.scope === 'axis2' ? (m, v) => { m.axis2.set(name, v); }
+            : (m, v) => { m.properties.set(name, v); };
     const drop: (m: MediationMessage) => void =
       a.scope === 'transport' ? (m) => { m.headers.deleteLower(lower); }
         : a.scope === 'axis2' ? (m) => { m.axis2.delete(name); }
@@ -277,11 +290,21 @@ class Compiler {
 
   // ---- log ----
 
+  /**
+   * Every value written is escaped (escapeLogText: no forged line, no terminal escape); the values of
+   * credential headers (transport/sensitive-fields.ts, plus CompileOptions.maskedHeaders) are masked at every
+   * level: as headers, and as properties named like one or whose expression reads one.
+   */
   private log(a: LogAst): Step {
     const logger = this.logger;
     if (!logger) return () => C;
     const level = a.category.toLowerCase() as 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
-    const props = a.properties.map((p) => ({ name: p.name, get: valueGetter(p) }));
+    const masked = this.masked;
+    const props = a.properties.map((p) => ({
+      label: `${escapeLogText(p.name)} = `,
+      get: valueGetter(p),
+      secret: masked.has(p.name.toLowerCase()) || (p.expr !== undefined && readsMaskedHeader(p.expr, masked)),
+    }));
     const sep = a.separator;
     const sequence = this.ast.name;
     const detail = a.level;
@@ -289,19 +312,23 @@ class Compiler {
       if (!logger.isLevelEnabled(level)) return C;
       const parts: string[] = [];
       if (detail !== 'custom') {
+        const f = m.facts;
         parts.push(`Direction: ${m.direction}`);
-        if (m.facts.method !== undefined) parts.push(`Method: ${m.facts.method}`);
-        if (m.facts.path !== undefined) parts.push(`To: ${m.facts.path}`);
-        parts.push(`MessageID: ${m.messageId}`);
-        if (m.facts.apiName !== undefined) parts.push(`API: ${m.facts.apiName}:${m.facts.apiVersion ?? ''}`);
+        if (f.method !== undefined) parts.push(`Method: ${escapeLogText(f.method)}`);
+        if (f.path !== undefined) parts.push(`To: ${escapeLogText(loggableTarget(f.path))}`);
+        parts.push(`MessageID: ${escapeLogText(m.messageId)}`);
+        if (f.apiName !== undefined) parts.push(`API: ${escapeLogText(`${f.apiName}:${f.apiVersion ?? ''}`)}`);
       }
       if (detail === 'headers' || detail === 'full') {
-        for (const [k, v] of m.headers.entries()) parts.push(`${k}: ${k.toLowerCase() === 'authorization' ? '********' : v}`);
+        for (const [k, v] of m.headers.entries()) parts.push(`${escapeLogText(k)}: ${masked.has(k.toLowerCase()) ? MASK : escapeLogText(v)}`);
       }
-      for (const p of props) parts.push(`${p.name} = ${p.get(m) ?? 'null'}`);
+      for (const p of props) {
+        const v = p.get(m);
+        parts.push(p.label + (v === undefined ? 'null' : p.secret ? MASK : escapeLogText(v)));
+      }
       if (detail === 'full' && m.body) {
         const text = m.body.subarray(0, 4096).toString('utf8');
-        parts.push(`Payload: ${text}${m.body.length > 4096 ? '...' : ''}`);
+        parts.push(`Payload: ${escapeLogText(text)}${m.body.length > 4096 ? '...' : ''}`);
       }
       logger[level]({ component: 'mediation', sequence }, parts.join(sep));
       return C;
@@ -365,6 +392,23 @@ class Compiler {
       return C;
     };
   }
+}
+
+const DEFAULT_MASKED: ReadonlySet<string> = new Set(SENSITIVE_HEADERS);
+
+function maskedSet(extra: readonly string[] | undefined): ReadonlySet<string> {
+  return extra === undefined || extra.length === 0 ? DEFAULT_MASKED : new Set([...SENSITIVE_HEADERS, ...extra.map((h) => h.toLowerCase())]);
+}
+
+/** The call's path with its query's credentials masked (`?apikey=********`). */
+function loggableTarget(pathWithQuery: string): string {
+  const q = pathWithQuery.indexOf('?');
+  return q < 0 ? pathWithQuery : loggablePath(pathWithQuery.slice(0, q), pathWithQuery.slice(q + 1));
+}
+
+/** messageType / ContentType become the response's Content-Type header: the same rules as any header value. */
+function checkTypeValue(v: string): void {
+  if (badValueCharAt(v) >= 0) throw new UnsafeHeaderError('Content-Type', fieldProblem('Content-Type', v));
 }
 
 /** After a payload is built: messageType and ContentType follow it (the reference's setContentType). */

@@ -28,7 +28,10 @@ function formatLocation(file: string, line: number, column: number | undefined, 
   return `${where}: ${element ? `<${element}>: ` : ''}`;
 }
 
-/** A mediator that failed while a compiled sequence ran (a body that does not parse, a bad number). */
+/**
+ * A mediator that failed while a compiled sequence ran (a body that does not parse, a bad number). `cause`
+ * keeps the error the mediator threw, when it was one of ours (an UnsafeHeaderError).
+ */
 export class MediationRuntimeError extends Error {
   readonly code = 'SLUICE_MEDIATION_FAILED';
   constructor(
@@ -36,9 +39,28 @@ export class MediationRuntimeError extends Error {
     readonly line: number,
     readonly element: string,
     readonly reason: string,
+    cause?: unknown,
   ) {
-    super(`sequence ${sequence}, line ${line}, <${element}>: ${reason}`);
+    super(`sequence ${sequence}, line ${line}, <${element}>: ${reason}`, cause === undefined ? undefined : { cause });
     this.name = 'MediationRuntimeError';
+  }
+
+  /** The mediator tried to set a header name or value a head may not carry. */
+  get unsafeHeader(): boolean {
+    return this.cause instanceof UnsafeHeaderError;
+  }
+}
+
+/**
+ * A header name or value that mediation built and that no head may carry (CR, LF, NUL, another control but
+ * HTAB, DEL, a character above U+00FF, a name that is not a token): refused where it is set, so it never
+ * reaches a backend or a client (transport/field-values.ts). The message names the character, not the value.
+ */
+export class UnsafeHeaderError extends Error {
+  readonly code = 'SLUICE_HEADER_UNSAFE';
+  constructor(readonly header: string, readonly reason: string) {
+    super(reason);
+    this.name = 'UnsafeHeaderError';
   }
 }
 

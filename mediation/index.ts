@@ -8,7 +8,7 @@
 export { parseSequence, sequenceParseCount } from './parse.js';
 export { compileSequence, escapeJson, type CompiledSequence, type SequenceResolver, type CompileOptions } from './compile.js';
 export { Outcome, outcomeName } from './outcome.js';
-export { SequenceDeployError, MediationRuntimeError, CodecLoadError } from './errors.js';
+export { SequenceDeployError, MediationRuntimeError, UnsafeHeaderError, CodecLoadError } from './errors.js';
 export { MediationMessage, HeaderMap, FACT_PROPERTIES, type CallFacts, type Direction, type PropertyValue, type MediatedResponse } from './message.js';
 export { SequenceRegistry, builtinSequenceAsts, type SequenceSet, type RegistryOptions } from './registry.js';
 export { SequenceRepository, findCycles, type RepositoryOptions, type WatchOptions, type SequenceWatcher } from './repository.js';

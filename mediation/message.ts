@@ -13,6 +13,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BodyBuildError, defaultCodecs, type BuiltBody, type Codecs, type FormatSource } from './codecs.js';
+import { UnsafeHeaderError } from './errors.js';
+import { badValueCharAt, fieldProblem, isFieldName } from '../transport/field-values.js';
 
 export type Direction = 'request' | 'response' | 'fault';
 export type PropertyValue = string | number | boolean;
@@ -81,12 +83,24 @@ export const FACT_AXIS2: ReadonlyMap<string, FactReader> = new Map<string, FactR
   ['REST_URL_POSTFIX', (f) => f.path],
 ]);
 
-/** Case-insensitive headers; keeps the case a name was set with. Single-valued (a set replaces). */
+/**
+ * Case-insensitive headers; keeps the case a name was set with. Single-valued (a set replaces).
+ *
+ * What a sequence sets is checked here, where it is set: a name must be a token and a value may not hold CR,
+ * LF, NUL, another control but HTAB, or DEL (UnsafeHeaderError). A value a sequence sets is text: in a head it
+ * is written as its UTF-8 bytes (`headEntries`), so no character can lose its high byte on the way
+ * (transport/field-values.ts). The headers the message starts with were parsed by llhttp (one character per
+ * byte) and keep their bytes; they are not checked again here; the gateway
+ * checks a whole mediated head before writing it. Each entry knows whether the sequence set it (`own`):
+ * `<respond/>` in a request flow answers with those only (docs/mediation.md).
+ */
+const NON_ASCII = /[^\x00-\x7f]/;
+
 export class HeaderMap {
-  private readonly map = new Map<string, { name: string; value: string }>();
+  private readonly map = new Map<string, { name: string; value: string; own: boolean }>();
 
   constructor(init?: Iterable<readonly [string, string]>) {
-    if (init) for (const [n, v] of init) this.set(n, v);
+    if (init) for (const [n, v] of init) this.put(n.toLowerCase(), n, v, false);
   }
 
   get size(): number { return this.map.size; }
@@ -96,16 +110,35 @@ export class HeaderMap {
   has(name: string): boolean { return this.map.has(name.toLowerCase()); }
   set(name: string, value: string): void { this.setLower(name.toLowerCase(), name, value); }
   setLower(lower: string, name: string, value: string): void {
-    const e = this.map.get(lower);
-    if (e) e.value = value; else this.map.set(lower, { name, value });
+    if (!isFieldName(name) || badValueCharAt(value, true) >= 0) throw new UnsafeHeaderError(name, fieldProblem(name, value, true));
+    this.put(lower, name, value, true);
   }
   delete(name: string): boolean { return this.map.delete(name.toLowerCase()); }
   deleteLower(lower: string): boolean { return this.map.delete(lower); }
   clear(): void { this.map.clear(); }
-  entries(): [string, string][] {
+  /** Every header; or, with `ownOnly`, those the sequence set. */
+  entries(ownOnly = false): [string, string][] {
     const out: [string, string][] = [];
-    for (const e of this.map.values()) out.push([e.name, e.value]);
+    for (const e of this.map.values()) if (!ownOnly || e.own) out.push([e.name, e.value]);
     return out;
+  }
+
+  /**
+   * The headers as a head carries them (one character per byte): what the sequence set is text and goes as
+   * its UTF-8 bytes; what the message came with keeps its bytes. With `ownOnly`, those the sequence set.
+   */
+  headEntries(ownOnly = false): [string, string][] {
+    const out: [string, string][] = [];
+    for (const e of this.map.values()) {
+      if (ownOnly && !e.own) continue;
+      out.push([e.name, e.own && NON_ASCII.test(e.value) ? Buffer.from(e.value, 'utf8').toString('latin1') : e.value]);
+    }
+    return out;
+  }
+
+  private put(lower: string, name: string, value: string, own: boolean): void {
+    const e = this.map.get(lower);
+    if (e) { e.value = value; e.own ||= own; } else this.map.set(lower, { name, value, own });
   }
 }
 
@@ -187,9 +220,10 @@ export class MediationMessage implements FormatSource {
   /**
    * The message as the HTTP response to send: status from HTTP_SC, body converted to `messageType` by the
    * formatters when needed, no body when NO_ENTITY_BODY is true, Content-Type from messageType, else the
-   * Content-Type header, else the body's own type.
+   * Content-Type header, else the body's own type. `ownHeadersOnly`: only the headers the sequence set
+   * (a request flow answering the client must not hand the request's headers back).
    */
-  toResponse(fallbackStatus: number): MediatedResponse {
+  toResponse(fallbackStatus: number, ownHeadersOnly = false): MediatedResponse {
     const status = this.status(fallbackStatus);
     const noBody = isTrue(this.axis2.get('NO_ENTITY_BODY'));
     const messageType = this.axis2.get('messageType');
@@ -208,7 +242,7 @@ export class MediationMessage implements FormatSource {
       }
     }
     const headers: [string, string][] = [];
-    for (const e of this.headers.entries()) {
+    for (const e of this.headers.headEntries(ownHeadersOnly)) {
       const lower = e[0].toLowerCase();
       if (lower === 'content-type' || lower === 'content-length' || lower === 'transfer-encoding') continue;
       headers.push(e);

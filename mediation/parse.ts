@@ -3,6 +3,7 @@
  * (compile, run) sees XML again. Every problem is a SequenceDeployError with file, line and element.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { badValueCharAt, fieldProblem, isFieldName } from '../transport/field-values.js';
 import type {
   ExprAst, FilterAst, FlowAst, HeaderAst, LogAst, LogPropertyAst, MakefaultAst, MediatorAst, PayloadArgAst,
   PayloadFactoryAst, PropertyAst, PropertyScope, PropertyType, SequenceAst, SwitchAst, SwitchCaseAst, ValueSource,
@@ -243,8 +244,10 @@ class SequenceParser {
     if (el.attrs['pattern'] !== undefined) throw this.error(el.line, el.name, 'the pattern/group attributes are not supported');
     const child = el.children.find((c) => c.local !== 'description');
     if (child) throw this.error(child.line, el.name, 'inline XML values (OM type) are not supported');
+    if (scope === 'transport') this.headerName(el, name);
     if (action === 'remove') return { kind: 'property', line: el.line, name, action, scope, type };
     const src = this.valueSource(el, true);
+    if (scope === 'transport' || (scope === 'axis2' && (name === 'messageType' || name === 'ContentType'))) this.headerValue(el, name, src);
     if (src.value !== undefined && type !== 'STRING' && type !== 'BOOLEAN' && !isNumberOfType(src.value, type)) {
       throw this.error(el.line, el.name, `value "${src.value}" is not ${type === 'DOUBLE' || type === 'FLOAT' ? 'a number' : 'an integer'} (type ${type})`);
     }
@@ -338,8 +341,25 @@ class SequenceParser {
     const effective = !(scopeRaw === 'default' && ADDRESSING_HEADERS.has(name.toLowerCase()));
     const child = el.children.find((c) => c.local !== 'description');
     if (child) throw this.error(child.line, el.name, 'inline XML header blocks (SOAP headers) are not supported');
+    this.headerName(el, name);
     if (action === 'remove') return { kind: 'header', line: el.line, name, action, effective };
-    return { kind: 'header', line: el.line, name, action, effective, ...this.valueSource(el, true) };
+    const src = this.valueSource(el, true);
+    this.headerValue(el, name, src);
+    return { kind: 'header', line: el.line, name, action, effective, ...src };
+  }
+
+  /** A header a sequence names must be a token (RFC 9110 §5.6.2): a space or a colon would split the head. */
+  private headerName(el: Element, name: string): void {
+    if (!isFieldName(name)) throw this.error(el.line, el.name, fieldProblem(name, ''), el.column);
+  }
+
+  /**
+   * A literal header value is checked now for controls (a raw line break in the attribute); whether a
+   * character above U+00FF may go depends on the flow, and is checked, like an expression's result, each time
+   * the value is set (mediation/message.ts HeaderMap).
+   */
+  private headerValue(el: Element, name: string, src: ValueSource): void {
+    if (src.value !== undefined && badValueCharAt(src.value, true) >= 0) throw this.error(el.line, el.name, fieldProblem(name, src.value, true), el.column);
   }
 
   private log(el: Element): LogAst {

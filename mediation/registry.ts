@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { SHIPPED_SEQUENCE_NAMES } from './api-handler-errors.js';
 import type { SequenceAst } from './ast.js';
 import { defaultCodecs, type Codecs } from './codecs.js';
-import { compileSequence, type CompiledSequence } from './compile.js';
+import { compileSequence, type CompiledSequence, type CompileOptions } from './compile.js';
 import { BUILTIN_SEQUENCE_TEXT } from './defaults.js';
 import type { MediationMessage } from './message.js';
 import { parseSequence } from './parse.js';
@@ -23,6 +23,8 @@ export interface SequenceSet {
 export interface RegistryOptions {
   readonly logger?: Logger;
   readonly codecs?: Codecs;
+  /** More header names the log mediator masks (CompileOptions.maskedHeaders). */
+  readonly maskedHeaders?: readonly string[];
 }
 
 let builtinAsts: Map<string, SequenceAst> | undefined;
@@ -56,7 +58,10 @@ export class SequenceRegistry {
     for (const ast of set.sequences) asts.set(ast.name, ast);
     for (const [name, ast] of builtinSequenceAsts()) if (!asts.has(name)) asts.set(name, ast);
     const resolve = (name: string): CompiledSequence | undefined => reg.compiled.get(name);
-    const compileOptions = options.logger ? { logger: options.logger } : {};
+    const compileOptions: CompileOptions = {
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.maskedHeaders ? { maskedHeaders: options.maskedHeaders } : {}),
+    };
     for (const ast of asts.values()) {
       try {
         reg.compiled.set(ast.name, compileSequence(ast, resolve, compileOptions));

@@ -181,19 +181,14 @@ export function responseHeaderLines(headers: readonly string[], rules: HeaderRul
 
 /**
  * Headers of a local answer (a fault, a CORS preflight, a mediation `respond`) as `name: value\r\n` lines.
- * Values are JavaScript strings: characters above U+007F go out as their UTF-8 bytes (the head is written
- * byte per character), so no character can turn into a CR or LF on the way.
+ * Values are bytes, one per character (mediation made its text UTF-8 bytes: HeaderMap.headEntries); the
+ * caller has checked that none holds a control or a character above U+00FF (transport/field-values.ts).
  */
 export function headerLines(headers: readonly (readonly [string, string])[], extra: readonly string[]): string {
   let block = '';
-  for (const [k, v] of headers) block += `${k}: ${asHeadBytes(v)}\r\n`;
-  for (let i = 0; i < extra.length; i += 2) block += `${extra[i]}: ${asHeadBytes(extra[i + 1]!)}\r\n`;
+  for (const [k, v] of headers) block += `${k}: ${v}\r\n`;
+  for (let i = 0; i < extra.length; i += 2) block += `${extra[i]}: ${extra[i + 1]}\r\n`;
   return block;
-}
-
-const NON_ASCII = /[^\x00-\x7f]/;
-function asHeadBytes(v: string): string {
-  return NON_ASCII.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v;
 }
 
 /** connectionListed for names in any case: only a 10-character name can be Connection. */

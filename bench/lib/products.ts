@@ -51,49 +51,32 @@ export function nginxAvailable(): boolean {
 }
 
 /**
- * nginx twice, as in the acceptance checks: one instance as the fixed fast backend (small JSON, a 1 MiB
- * file, POST answered without echo), one as the reverse proxy to compare against, each with its own
- * workers so the proxy's workers only proxy.
+ * nginx as the fixed fast backend of the benchmarks (small JSON, a 1 MiB file at /1mb, POSTs to /upload read
+ * whole and answered with a small JSON), in its own process, so that a proxy's workers only proxy (the nginx proxy of `npm run
+ * bench` is bench/peers/nginx.ts).
  */
-export async function startNginxBackend(port: number): Promise<void> {
+export async function startNginxBackend(port: number): Promise<ChildProcess> {
   const dir = tmpDir('sluice-bench-nginx-be-');
   // nginx workers run as nobody: the files must be readable to them.
   fs.chmodSync(dir, 0o755);
   fs.writeFileSync(path.join(dir, '1mb.bin'), Buffer.alloc(1024 * 1024, 97), { mode: 0o644 });
+  // /upload reads the whole body before it answers, as an API backend does: nginx's `return` answers at
+  // once and leaves the body to be discarded, and a proxy streaming a 1 MiB upload to such a backend may
+  // then close its client's connection (nginx with proxy_request_buffering off does). So /upload reads the
+  // body into memory (up to 2 MiB; no temp file), then answers through a request without it to a second
+  // server of the same nginx (on 127.0.0.2, so that it takes no port of 127.0.0.1).
   fs.writeFileSync(path.join(dir, 'nginx.conf'), `worker_processes 1;
 daemon off; pid ${dir}/nginx.pid; error_log ${dir}/error.log;
 events { worker_connections 8192; }
 http { access_log off; client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; client_max_body_size 2g; keepalive_requests 1000000;
+upstream answer { server 127.0.0.2:${port}; keepalive 64; }
+server { listen 127.0.0.2:${port}; location / { default_type application/json; return 200 '{"uploaded":true}'; } }
 server { listen 127.0.0.1:${port} reuseport; root ${dir};
   location = /1mb { default_type application/octet-stream; try_files /1mb.bin =404; }
+  location = /upload { client_body_buffer_size 2m; proxy_pass http://answer; proxy_pass_request_body off; proxy_set_header Content-Length ""; proxy_http_version 1.1; proxy_set_header Connection ""; }
   location / { default_type application/json; return 200 '{"hello":"world","n":42}'; }
 } }`);
-  spawnTracked('nginx', ['-c', path.join(dir, 'nginx.conf')]);
-  await waitPort(port);
-}
-
-export async function startNginxProxy(port: number, upstream: number, workers: number): Promise<void> {
-  const dir = tmpDir('sluice-bench-nginx-px-');
-  fs.writeFileSync(path.join(dir, 'nginx.conf'), `worker_processes ${workers};
-daemon off; pid ${dir}/nginx.pid; error_log ${dir}/error.log;
-events { worker_connections 8192; }
-http { access_log off; client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; client_max_body_size 2g; keepalive_requests 1000000;
-upstream up { server 127.0.0.1:${upstream}; keepalive 256; keepalive_requests 1000000; }
-server { listen 127.0.0.1:${port} reuseport; location / { proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_buffering off; proxy_request_buffering off; } } }`);
-  spawnTracked('nginx', ['-c', path.join(dir, 'nginx.conf')]);
-  await waitPort(port);
-}
-
-/** The floor of Sluice's stack (bench/floor-proxy.ts): uWS + Node sockets + llhttp with no gateway logic. */
-export async function startFloorProxy(port: number, upstream: number, threads: number): Promise<ChildProcess> {
-  const c = spawnTracked(process.execPath, [path.join(PROJECT, 'dist/bench/floor-proxy.js'), String(port), String(upstream), String(threads)]);
-  await waitPort(port);
-  return c;
-}
-
-/** @fastify/http-proxy, the usual Node.js choice, in its own process. */
-export async function startFastifyProxy(port: number, upstream: number): Promise<ChildProcess> {
-  const c = spawnTracked(process.execPath, [path.join(PROJECT, 'dist/bench/fastify-proxy.js'), String(port), String(upstream)]);
+  const c = spawnTracked('nginx', ['-c', path.join(dir, 'nginx.conf')]);
   await waitPort(port);
   return c;
 }
@@ -113,8 +96,12 @@ export interface SluiceHandle {
   readonly servletHttps: number;
 }
 
-/** Sluice from the CLI on a throwaway copy of the default home, with extra files. */
-export async function startSluice(o: { offset: number; ioThreads: number; files: Record<string, string>; conf?: Record<string, unknown> }): Promise<SluiceHandle> {
+/**
+ * Sluice from the CLI on a throwaway copy of the default home, with extra files. Resolves once its ports
+ * are open (`gateway: false`: the servlet port only, for a node without a gateway). `prepare` runs on the
+ * home before the start (a filesystem mounted under it).
+ */
+export async function startSluice(o: { offset: number; ioThreads: number; files: Record<string, string>; conf?: Record<string, unknown>; gateway?: boolean; prepare?: (home: string) => void }): Promise<SluiceHandle> {
   const home = tmpDir('sluice-bench-home-');
   fs.cpSync(path.join(PROJECT, 'home'), home, { recursive: true, filter: (p) => !/repository\/(database|logs)(\/|$)|resources\/security\/(generated|sluice-tls|oauth-signing)/.test(p) });
   const confPath = path.join(home, 'repository/conf/deployment.toml');
@@ -127,10 +114,11 @@ export async function startSluice(o: { offset: number; ioThreads: number; files:
     fs.mkdirSync(path.dirname(p), { recursive: true });
     fs.writeFileSync(p, text);
   }
+  o.prepare?.(home);
   const http = 8280 + o.offset;
   // As an operator starts it (npx sluice): the script itself, so its shebang's node flags apply.
   const proc = spawnTracked(path.join(PROJECT, 'bin/sluice.js'), ['start', '--home', home], { log: path.join(home, 'stdout.log') });
-  await waitPort(http);
+  if (o.gateway !== false) await waitPort(http);
   await waitPort(9443 + o.offset);
   return { proc, home, http, servletHttps: 9443 + o.offset };
 }

@@ -93,7 +93,7 @@ export function gauges(s: readonly PromSample[]): GatewayGauges {
     workerMax: sum(s, 'sluice_worker_pool_max'),
     workerRejected: sum(s, 'sluice_worker_pool_rejected_total'),
     pools,
-    mainHeapUsed: sum(s, 'sluice_nodejs_heap_size_used_bytes'),
-    openFds: sum(s, 'sluice_process_open_fds'),
+    mainHeapUsed: sum(s, 'nodejs_heap_size_used_bytes'),
+    openFds: sum(s, 'process_open_fds'),
   };
 }

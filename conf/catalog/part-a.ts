@@ -80,8 +80,10 @@ export const PART_A = [
   itemKey('apim.gateway.environment', 'description', 'string', { required: true, notes: 'default: text' }),
   itemKey('apim.gateway.environment', 'show_as_token_endpoint_url', 'boolean', { default: true, required: true, notes: 'catalog type string, takes true/false; used to build sample requests.' }),
   itemKey('apim.gateway.environment', 'service_url', 'string', { required: true, notes: 'default: {base_url}/services/; publishing URL.' }),
-  itemKey('apim.gateway.environment', 'username', 'string', { required: true, notes: 'default: super admin username' }),
-  itemKey('apim.gateway.environment', 'password', 'string', { required: true, secret: true, notes: 'default: super admin password' }),
+  // Catalog: required, defaulting to the super admin's credentials. Sluice does not read them (no developer portal
+  // lists environments), so a home need not write the super admin's password here (docs/decisions.md).
+  itemKey('apim.gateway.environment', 'username', 'string', { notes: 'catalog: required; default: super admin username' }),
+  itemKey('apim.gateway.environment', 'password', 'string', { secret: true, notes: 'catalog: required; default: super admin password' }),
   itemKey('apim.gateway.environment', 'ws_endpoint', 'string', { required: true, notes: 'ws://<host>:<port>' }),
   itemKey('apim.gateway.environment', 'http_endpoint', 'string', { notes: 'http://<host>:<port>' }),
   itemKey('apim.gateway.environment', 'https_endpoint', 'string', { required: true, notes: 'https://<host>:<port>' }),

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { DEFAULT_SUPER_ADMIN } from './keymanager.js';
+import { superAdminView } from './keymanager.js';
 
 /**
  * How nodes find each other: a gateway-worker pulls its artifacts from the control plane ([apim.event_hub]
@@ -26,12 +26,12 @@ export interface EventHubView {
 }
 
 export function eventHubView(config: Config): EventHubView {
-  const username = config.get('apim.event_hub.username') ?? config.get('super_admin.username') ?? DEFAULT_SUPER_ADMIN;
+  const admin = superAdminView(config);
   return {
     enabled: config.get('apim.event_hub.enable'),
     serviceUrl: config.get('apim.event_hub.service_url'),
-    username,
-    password: config.get('apim.event_hub.password') ?? config.get('super_admin.password'),
+    username: config.get('apim.event_hub.username') ?? admin.username,
+    password: config.get('apim.event_hub.password') ?? admin.password,
     listeningEndpoints: config.get('apim.event_hub.event_listening_endpoints') ?? [],
     duplicateUrls: config.get('apim.event_hub.event_duplicate_url') ?? [],
     waitingTime: config.get('apim.event_hub.event_waiting_time') ?? 0,
@@ -100,6 +100,16 @@ export function gatewayNotificationView(config: Config): GatewayNotificationView
     expiryTime: config.get(`${n}.cleanup.expiry_time`),
     retention: config.get(`${n}.cleanup.data_retention_period`),
   };
+}
+
+/** [sluice.admin_api]: the networks the admin REST API answers. */
+export interface AdminApiView {
+  /** Addresses, CIDRs or ranges (engine/throttling/ip.ts reads them). */
+  readonly allowedNetworks: readonly string[];
+}
+
+export function adminApiView(config: Config): AdminApiView {
+  return { allowedNetworks: config.get('sluice.admin_api.allowed_networks') };
 }
 
 /** [[apim.gateway.environment]]: the environments the admin API lists gateways under. */

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Config } from '../config.js';
 
 /** The grants the token endpoint knows, with their `oauth.grant_type.<grant>.enable` switch. */
@@ -76,9 +77,22 @@ export function tokenPersistenceView(config: Config): TokenPersistenceView {
   };
 }
 
+/**
+ * The super admin as [super_admin] describes it. Without a configured password, the one generated into the
+ * home on first start (engine/keymanager/super-admin-password.ts) is used: `passwordSource` says which.
+ */
+export interface SuperAdminView {
+  readonly username: string;
+  readonly password: string | undefined;
+  readonly create: boolean;
+  readonly passwordSource: 'config' | 'generated' | 'none';
+  /** Where a generated password is kept (whether or not it exists yet). */
+  readonly generatedPasswordFile: string;
+}
+
 /** [super_admin] and the [apim.key_manager] credentials that internal callers (the gateway) present. */
 export interface KeyManagerAccessView {
-  readonly superAdmin: { readonly username: string; readonly password: string | undefined; readonly create: boolean };
+  readonly superAdmin: SuperAdminView;
   /** Credentials for the key-validation (introspection) endpoint: apim.key_manager.username/password, else the super admin's. */
   readonly validation: { readonly username: string; readonly password: string | undefined };
   /** Declarative applications: periodic rescan interval, ms. */
@@ -87,11 +101,37 @@ export interface KeyManagerAccessView {
 
 export const DEFAULT_SUPER_ADMIN = 'admin';
 
-export function keyManagerAccessView(config: Config): KeyManagerAccessView {
+/** The generated password file's content, read once per configuration that found it. */
+const generatedPasswords = new WeakMap<Config, string>();
+
+function readGeneratedPassword(config: Config): string | undefined {
+  const known = generatedPasswords.get(config);
+  if (known !== undefined) return known;
+  let text: string;
+  try { text = fs.readFileSync(config.home.generatedAdminPasswordFile, 'utf8').trim(); } catch { return undefined; }
+  if (text === '') return undefined;
+  generatedPasswords.set(config, text);
+  return text;
+}
+
+export function superAdminView(config: Config): SuperAdminView {
   const username = config.get('super_admin.username') ?? DEFAULT_SUPER_ADMIN;
-  const password = config.get('super_admin.password');
+  const configured = config.get('super_admin.password');
+  const generated = configured === undefined || configured === '' ? readGeneratedPassword(config) : undefined;
   return {
-    superAdmin: { username, password, create: config.get('super_admin.create_admin_account') },
+    username,
+    password: generated ?? configured,
+    create: config.get('super_admin.create_admin_account'),
+    passwordSource: generated !== undefined ? 'generated' : configured ? 'config' : 'none',
+    generatedPasswordFile: config.home.generatedAdminPasswordFile,
+  };
+}
+
+export function keyManagerAccessView(config: Config): KeyManagerAccessView {
+  const superAdmin = superAdminView(config);
+  const { username, password } = superAdmin;
+  return {
+    superAdmin,
     validation: {
       username: config.get('apim.key_manager.username') ?? username,
       password: config.get('apim.key_manager.password') ?? password,
@@ -111,12 +151,16 @@ export interface ServletConnectorView {
   /** 0: no limit. */
   readonly maxKeepAliveRequests: number;
   readonly serverHeader: string | undefined;
+  /** Connections held at once; beyond, closed at accept. */
+  readonly maxConnections: number;
 }
 
 export interface ServletView {
   readonly bindAddress: string;
   readonly maxBodySize: number;
   readonly headersTimeout: number;
+  /** ms the whole request may take to arrive ([sluice.servlet] request_timeout). */
+  readonly requestTimeout: number;
   readonly gracefulStopTimeout: number;
   readonly http: ServletConnectorView;
   readonly https: ServletConnectorView;
@@ -127,6 +171,7 @@ export function servletView(config: Config): ServletView {
     bindAddress: config.get('sluice.servlet.bind_address'),
     maxBodySize: config.get('sluice.servlet.max_body_size'),
     headersTimeout: config.get('sluice.servlet.headers_timeout'),
+    requestTimeout: config.get('sluice.servlet.request_timeout'),
     gracefulStopTimeout: config.get('sluice.servlet.graceful_stop_timeout'),
     http: {
       port: config.get('transport.http.properties.port'),
@@ -135,6 +180,7 @@ export function servletView(config: Config): ServletView {
       keepAliveTimeout: config.get('transport.http.properties.keepAliveTimeout'),
       maxKeepAliveRequests: Math.max(0, config.get('transport.http.properties.maxKeepAliveRequests')),
       serverHeader: config.get('transport.http.properties.server'),
+      maxConnections: config.get('transport.http.properties.maxConnections'),
     },
     https: {
       port: config.get('transport.https.properties.port'),
@@ -143,7 +189,32 @@ export function servletView(config: Config): ServletView {
       keepAliveTimeout: config.get('transport.https.properties.keepAliveTimeout'),
       maxKeepAliveRequests: Math.max(0, config.get('transport.https.properties.maxKeepAliveRequests')),
       serverHeader: config.get('transport.https.properties.server'),
+      maxConnections: config.get('transport.https.properties.maxConnections'),
     },
+  };
+}
+
+/** [sluice.authentication]: back-off after failed authentication, and the bound on password hashing. */
+export interface AuthenticationView {
+  readonly freeFailures: number;
+  /** ms. */
+  readonly backoffBase: number;
+  readonly backoffMax: number;
+  readonly trustedProxies: readonly string[];
+  readonly maxConcurrentHashes: number;
+  readonly maxQueuedHashes: number;
+  readonly maxHashesPerIdentity: number;
+}
+
+export function authenticationView(config: Config): AuthenticationView {
+  return {
+    freeFailures: config.get('sluice.authentication.free_failures'),
+    backoffBase: config.get('sluice.authentication.backoff_base'),
+    backoffMax: Math.max(config.get('sluice.authentication.backoff_max'), config.get('sluice.authentication.backoff_base')),
+    trustedProxies: config.get('sluice.authentication.trusted_proxies'),
+    maxConcurrentHashes: config.get('sluice.authentication.max_concurrent_hashes'),
+    maxQueuedHashes: config.get('sluice.authentication.max_queued_hashes'),
+    maxHashesPerIdentity: config.get('sluice.authentication.max_hashes_per_identity'),
   };
 }
 

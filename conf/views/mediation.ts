@@ -9,6 +9,8 @@ export interface MediationView {
   readonly globalTimeoutMs: number;
   /** Builders, formatters and the XML -> JSON options: posted to io threads, loaded with loadCodecs(). */
   readonly codecs: CodecSettings;
+  /** [mediation] respond_reflects_request_headers: `<respond/>` in a request flow sends the request's headers back. */
+  readonly respondReflectsRequestHeaders: boolean;
 }
 
 /** [message_builders] / [message_formatters] keys and the content types they stand for. */
@@ -63,6 +65,7 @@ export function mediationView(config: Config): MediationView {
   return {
     sequencesDir: config.home.sequencesDir,
     globalTimeoutMs: config.get('mediation.synapse.global_timeout_interval'),
+    respondReflectsRequestHeaders: config.get('mediation.respond_reflects_request_headers'),
     codecs: {
       builders: [...builders.values()],
       formatters: [...formatters.values()],

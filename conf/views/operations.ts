@@ -51,6 +51,8 @@ export function healthCheckView(config: Config): HealthCheckView {
 export interface AccessLogView {
   readonly enabled: boolean;
   readonly useLogger: boolean;
+  /** `combined` (Apache combined plus four fields) or `json` (one object per call). */
+  readonly format: 'combined' | 'json';
   readonly file: string;
 }
 
@@ -58,6 +60,7 @@ export function accessLogView(config: Config): AccessLogView {
   return {
     enabled: config.get('http_access_log.enabled'),
     useLogger: config.get('http_access_log.useLogger'),
+    format: config.get('http_access_log.format') === 'json' ? 'json' : 'combined',
     file: path.join(config.home.logsDir, 'http_access.log'),
   };
 }
@@ -82,10 +85,11 @@ export function analyticsView(config: Config): AnalyticsView {
   };
 }
 
-/** [apim.open_tracer] and [sluice.tracing]: spans per gateway call, to Zipkin (JSON v2) or a log file. */
+/** [apim.open_tracer] and [sluice.tracing]: spans per gateway call, to Zipkin (JSON v2), an OTLP collector or a log file. */
 export interface TracingView {
   readonly remote: { readonly enabled: boolean; readonly name: string; readonly host: string; readonly port: number };
   readonly log: { readonly enabled: boolean; readonly file: string };
+  readonly otlp: { readonly enabled: boolean; readonly endpoint: string; readonly headers: Readonly<Record<string, string>>; readonly timeoutMs: number };
   readonly serviceName: string;
   readonly batchIntervalMs: number;
 }
@@ -99,9 +103,25 @@ export function tracingView(config: Config): TracingView {
       port: config.get('apim.open_tracer.remote_tracer.properties.port'),
     },
     log: { enabled: config.get('apim.open_tracer.log_tracer.enable'), file: path.join(config.home.logsDir, 'tracer.log') },
+    otlp: {
+      enabled: config.get('sluice.tracing.otlp.enable'),
+      endpoint: config.get('sluice.tracing.otlp.endpoint'),
+      headers: headerMap(config.get('sluice.tracing.otlp.headers') ?? []),
+      timeoutMs: config.get('sluice.tracing.otlp.timeout'),
+    },
     serviceName: config.get('sluice.tracing.service_name'),
     batchIntervalMs: config.get('sluice.tracing.batch_interval'),
   };
+}
+
+/** `["Name: value", ...]` -> { Name: value } (the cross-key rules have checked the form). */
+function headerMap(list: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const h of list) {
+    const i = h.indexOf(':');
+    if (i > 0) out[h.slice(0, i).trim()] = h.slice(i + 1).trim();
+  }
+  return out;
 }
 
 /** [sluice.metrics]: the Prometheus endpoint. */

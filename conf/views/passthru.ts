@@ -29,6 +29,10 @@ export interface PassthruView {
   /** The front door's limits, rules and timeouts (transport/front-door/). */
   readonly door: DoorConfig;
   readonly maxBearerTokenBytes: number;
+  /** Cap of a request body read whole (GraphQL, validation, content-aware in sequences), bytes: 413 above. */
+  readonly maxBufferedRequestBodySize: number;
+  /** Cap of a backend response held whole for an out sequence, bytes: 502 above. */
+  readonly maxBufferedResponseBodySize: number;
 }
 
 export function passthruView(config: Config): PassthruView {
@@ -72,6 +76,8 @@ export function passthruView(config: Config): PassthruView {
         sendMs: config.get('passthru_http.client_send_timeout'),
       },
     },
+    maxBufferedRequestBodySize: config.get('passthru_http.max_buffered_request_body_size'),
+    maxBufferedResponseBodySize: config.get('passthru_http.max_buffered_response_body_size'),
   };
 }
 

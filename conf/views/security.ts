@@ -91,6 +91,16 @@ export function transportHeadersView(config: Config): TransportHeadersView {
   };
 }
 
+/** [sluice.graphql]: what the gateway lets a GraphQL query be before it parses it. */
+export interface GraphqlView {
+  readonly maxTokens: number;
+  readonly maxDepth: number;
+}
+
+export function graphqlView(config: Config): GraphqlView {
+  return { maxTokens: config.get('sluice.graphql.max_tokens'), maxDepth: config.get('sluice.graphql.max_depth') };
+}
+
 /** How the gateway checks access tokens. */
 export interface TokenValidationView {
   /** apim.oauth_config.auth_header, lower-case. */

@@ -2,49 +2,77 @@ import { parseArgs } from 'node:util';
 import { chooseHome } from '../../conf/home.js';
 import { checkConfigCommand } from './check-config.js';
 import { CliUsageError } from './cli-error.js';
-// start and bench load the whole runtime (listeners, sender, stores, autocannon): imported when used, so that
-// check-config starts in a fraction of the time.
+import { EXIT } from './exit-codes.js';
+import { COMMAND_HELP, GENERAL_HELP } from './help.js';
+// start, bench and import load the runtime, autocannon or the OpenAPI parsers: imported when used, so that
+// check-config, stop and reload start in a fraction of the time.
 
-const HELP = `sluice: API gateway and OAuth2 token service
-
-Usage:
-  sluice start [--home DIR] [--with-sample-backend]
-      Start the roles that server.server_role selects: gateway on the pass-through ports
-      (8280 HTTP, 8243 HTTPS), key manager and admin API on the servlet ports (9443 HTTPS,
-      9763 HTTP), each shifted by server.offset. Runs until SIGINT or SIGTERM.
-  sluice check-config [--home DIR] [--strict] [--print]
-      Validate <home>/repository/conf/deployment.toml. Exit 0 when valid, 2 when not.
-      --strict  unknown keys are errors, not warnings
-      --print   write the effective configuration (defaults and offsets applied, secrets
-                masked) as JSON on stdout
-  sluice bench [--url URL] [--connections N] [--duration S] [--header "K: V"]...
-      Drive load at a URL with autocannon and print requests/s and latency percentiles.
-  sluice --help | --version
-
-The home is --home DIR, else $SLUICE_HOME, else ./home.
-`;
+const HELP_FLAGS = new Set(['--help', '-h']);
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(HELP);
-    return command === undefined ? 1 : 0;
+  if (command === undefined || HELP_FLAGS.has(command)) {
+    process.stdout.write(GENERAL_HELP);
+    return command === undefined ? EXIT.INVALID : EXIT.OK;
+  }
+  if (command === 'help') {
+    const topic = rest[0];
+    if (topic === undefined) { process.stdout.write(GENERAL_HELP); return EXIT.OK; }
+    const text = COMMAND_HELP[topic];
+    if (!text) throw new CliUsageError(`no help for "${topic}": the commands are ${Object.keys(COMMAND_HELP).join(', ')}`);
+    process.stdout.write(text);
+    return EXIT.OK;
   }
   if (command === '--version' || command === '-v') {
-    const { readFileSync } = await import('node:fs');
-    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
-    process.stdout.write(`sluice ${pkg.version}\n`);
-    return 0;
+    const { SLUICE_VERSION } = await import('../../conf/version.js');
+    process.stdout.write(`sluice ${SLUICE_VERSION}\n`);
+    return EXIT.OK;
   }
+  // `sluice <command> --help` anywhere on the line wins over every other option (as git and kong do).
+  if (COMMAND_HELP[command] && rest.some((a) => HELP_FLAGS.has(a))) {
+    process.stdout.write(COMMAND_HELP[command]!);
+    return EXIT.OK;
+  }
+  const home = { type: 'string' } as const;
   switch (command) {
     case 'check-config': {
-      const { values } = parseArgs({ args: rest, options: { home: { type: 'string' }, strict: { type: 'boolean' }, print: { type: 'boolean' } } });
+      const { values } = parseArgs({ args: rest, options: { home, strict: { type: 'boolean' }, print: { type: 'boolean' } } });
       return checkConfigCommand({ home: chooseHome(values.home), strict: values.strict ?? false, print: values.print ?? false });
     }
     case 'start': {
-      const { values } = parseArgs({ args: rest, options: { home: { type: 'string' }, 'with-sample-backend': { type: 'boolean' }, strict: { type: 'boolean' } } });
+      const { values } = parseArgs({ args: rest, options: { home, 'with-sample-backend': { type: 'boolean' }, strict: { type: 'boolean' } } });
       const { startCommand } = await import('./start.js');
       return startCommand({ home: chooseHome(values.home), sampleBackend: values['with-sample-backend'] ?? false, strict: values.strict ?? false });
+    }
+    case 'stop': {
+      const { values } = parseArgs({ args: rest, options: { home, timeout: { type: 'string' } } });
+      const timeoutS = Number(values.timeout ?? 60);
+      if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw new CliUsageError('--timeout takes a positive number of seconds');
+      const { stopCommand } = await import('./signal-node.js');
+      return stopCommand({ home: chooseHome(values.home), timeoutS });
+    }
+    case 'reload': {
+      const { values } = parseArgs({ args: rest, options: { home } });
+      const { reloadCommand } = await import('./signal-node.js');
+      return reloadCommand({ home: chooseHome(values.home) });
+    }
+    case 'import': {
+      const { values, positionals } = parseArgs({
+        args: rest, allowPositionals: true,
+        options: {
+          home, context: { type: 'string' }, version: { type: 'string' }, backend: { type: 'string' }, name: { type: 'string' },
+          'auth-type': { type: 'string' }, force: { type: 'boolean' }, 'dry-run': { type: 'boolean' },
+        },
+      });
+      const [kind, spec, ...extra] = positionals;
+      if (kind !== 'openapi') throw new CliUsageError(kind === undefined ? 'import needs what to import: sluice import openapi <spec.json|yaml>' : `cannot import "${kind}": only openapi`);
+      if (spec === undefined) throw new CliUsageError('import openapi needs the specification file: sluice import openapi <spec.json|yaml>');
+      if (extra.length) throw new CliUsageError(`unexpected argument "${extra[0]}"`);
+      const { importOpenApiCommand } = await import('./import-openapi.js');
+      return importOpenApiCommand({
+        home: chooseHome(values.home), spec, context: values.context, version: values.version, backend: values.backend, name: values.name,
+        authType: values['auth-type'], force: values.force ?? false, dryRun: values['dry-run'] ?? false,
+      });
     }
     case 'bench': {
       const { values } = parseArgs({ args: rest, options: {
@@ -67,10 +95,10 @@ main(process.argv.slice(2)).then(
     // ERR_PARSE_ARGS_*: those are usage errors too.
     if (err instanceof CliUsageError || String((err as { code?: unknown })?.code).startsWith('ERR_PARSE_ARGS_')) {
       process.stderr.write(`sluice: ${(err as Error).message}\n`);
-      process.exitCode = 2;
+      process.exitCode = EXIT.INVALID;
     } else {
       process.stderr.write(`sluice: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
-      process.exitCode = 70;
+      process.exitCode = EXIT.INTERNAL;
     }
   },
 );

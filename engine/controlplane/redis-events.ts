@@ -43,15 +43,38 @@ export class RedisEventPublisher {
 }
 
 export class RedisEventSubscriber {
+  /** Whether announcements can arrive now: connected and subscribed. */
+  up = false;
+  /** When `up` last changed (epoch ms). */
+  since = Date.now();
+
   private constructor(private readonly client: RedisClient) {}
 
-  /** Calls `onEvent(id)` for every event id the control plane announces. */
-  static async open(view: EventRedisView, log: Logger, onEvent: (id: number) => void): Promise<RedisEventSubscriber> {
+  /**
+   * Calls `onEvent(id)` for every event id the control plane announces, and `onState(up)` when the
+   * subscription is established or lost (the follower switches between Redis and long polling on it).
+   */
+  static async open(view: EventRedisView, log: Logger, onEvent: (id: number) => void, onState: (up: boolean) => void = () => {}): Promise<RedisEventSubscriber> {
     const client = await connect(view, log, 'event subscriber');
+    const sub = new RedisEventSubscriber(client);
+    const set = (up: boolean): void => {
+      if (sub.up === up) return;
+      sub.up = up;
+      sub.since = Date.now();
+      onState(up);
+    };
     client.on('message', (_channel: string, message: string) => onEvent(Number(message) || 0));
-    // Subscribes again by itself after a reconnection (ioredis autoResubscribe).
-    client.subscribe(view.channel).catch((err: Error) => log.warn({ err: err.message }, 'Redis subscription failed; events are polled'));
-    return new RedisEventSubscriber(client);
+    // ioredis subscribes again by itself after a reconnection (autoResubscribe) before it is 'ready'.
+    client.on('ready', () => set(true));
+    client.on('close', () => set(false));
+    const subscribed = client.subscribe(view.channel).then(
+      () => set(client.status === 'ready'),
+      (err: Error) => log.warn({ err: err.message }, 'Redis subscription failed; events are long-polled until it is made'),
+    );
+    // Connected: the subscription is made before the follower starts. Redis down at start: the command waits
+    // in ioredis's offline queue until it connects, so it is not awaited.
+    if (client.status === 'ready') await subscribed;
+    return sub;
   }
 
   async close(): Promise<void> {

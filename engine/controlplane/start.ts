@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../conf/config.js';
-import { gatewayEnvironments, gatewayNotificationView } from '../../conf/typed-config.js';
+import { adminApiView, gatewayEnvironments, gatewayNotificationView } from '../../conf/typed-config.js';
 import type { EventBus, RegistryChangedEvent } from '../events/event-bus.js';
 import type { RunningKeyManager } from '../keymanager/start.js';
 import type { UserDirectory } from '../keymanager/users.js';
@@ -69,7 +69,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Running
       await o.bus.publish({ type: 'registry.changed', kind, revision });
     },
   };
-  mountAdminApi(o.servlet, admin);
+  mountAdminApi(o.servlet, admin, adminApiView(o.config));
   log.info({ environments: environments.map((e) => e.name) }, 'control plane ready: admin API at /api/am/admin/v1, internal endpoints at /internal/data/v1');
   return {
     gateways, admin,

@@ -2,13 +2,14 @@ import type { Logger } from 'pino';
 import { HeaderRules, type HeaderRulesSettings } from '../../transport/header-rules.js';
 import { ProxyRules } from '../../transport/sender/proxy-rules.js';
 import type { SenderProxyView, PassthruView, ListenerView } from '../../conf/views/passthru.js';
+import type { GraphqlView } from '../../conf/views/security.js';
 import type { ApiDefinition } from '../registry/types.js';
 import { SenderPools, identityCheck, type SenderSettings } from './backend-target.js';
 import { DeployedApis } from './deployed-apis.js';
 import type { FaultRenderer } from './fault.js';
 import { SequenceFaultRenderer } from './sequence-faults.js';
 import { SequenceRegistry, type SequenceSet, type Codecs } from '../../mediation/index.js';
-import { MessageContext, MessagePhase, Slot, type GatewayRuntime } from './message-context.js';
+import { MessageContext, MessagePhase, Slot, type BufferLimits, type GatewayRuntime } from './message-context.js';
 import { stepsOf, type GatewayPhase, type PhaseStep } from './phase.js';
 import { buildPhases } from './phase-list.js';
 import { SharedStateReceiver } from './shared-state.js';
@@ -24,6 +25,7 @@ import { FrontDoor, type DoorTls } from '../../transport/front-door/front-door.j
 import type { DoorConfig, DoorHandler } from '../../transport/front-door/client-connection.js';
 import type { ClientExchange } from '../../transport/front-door/client-exchange.js';
 import { REFUSALS, type DoorRefusal } from '../../transport/front-door/refusals.js';
+import { RepeatedWarnings } from '../log/repeated-warnings.js';
 import { performance } from 'node:perf_hooks';
 
 
@@ -48,11 +50,22 @@ export interface GatewayThreadInit {
   readonly websocket: WebSocketSettings;
   /** Initial values of the shared state keys (see shared-state.ts). */
   readonly state: Readonly<Record<string, unknown>>;
+  /** Mediation settings beyond the sequences: what `<respond/>` reflects, what the log mediator masks. */
+  readonly mediation: { readonly respondReflectsRequestHeaders: boolean; readonly maskedHeaders: readonly string[] };
+  /** [sluice.graphql] limits of a GraphQL query. */
+  readonly graphql: GraphqlView;
 }
 
 /** At the end of a stop: time for the last responses to leave before every remaining socket is closed. */
 const STOP_FLUSH_MS = 100;
 const ALLOW_ALL = [['allow', 'GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS']] as const;
+
+/** A refused target for the log: its first 256 characters, controls and bytes beyond ASCII escaped. */
+function printableTarget(target: string): string | undefined {
+  if (target === '') return undefined;
+  // eslint-disable-next-line no-control-regex
+  return target.slice(0, 256).replace(/[^\x20-\x7e]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
 
 /**
  * One io thread of the gateway: its front door (listeners and client connections), the phases, the sender pools
@@ -70,13 +83,16 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
   readonly headerRules: HeaderRules;
   readonly workerPool: WorkerPool;
   readonly ioBufferSize: number;
+  readonly bufferLimits: BufferLimits;
   readonly pools: SenderPools;
   readonly deployed: DeployedApis;
   readonly ws: WebSocketGateway;
+  readonly warnings: RepeatedWarnings;
   private readonly inFlight = new InFlightCalls<MessageContext>();
   readonly door: FrontDoor;
   private readonly sweeper: NodeJS.Timeout;
-  private stopping = false;
+  /** Stopping: every response closes its connection (Connection: close), so that busy clients let go. */
+  draining = false;
   private drained: (() => void) | null = null;
   /** Limit of concurrent client requests on this thread (max_open_connections share), -1 none. */
   private readonly maxOpen: number;
@@ -91,13 +107,15 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
     readonly notifyMain: (extension: string, payload: unknown) => void = () => {},
   ) {
     const p = init.passthru;
+    this.warnings = new RepeatedWarnings(log);
     this.ioBufferSize = p.ioBufferSize;
+    this.bufferLimits = { request: p.maxBufferedRequestBodySize, response: p.maxBufferedResponseBodySize };
     this.headerRules = new HeaderRules(init.headers);
     this.pools = new SenderPools(init.sender, new ProxyRules(init.proxies.http), new ProxyRules(init.proxies.https));
     this.deployed = new DeployedApis(this.pools, init.tokenApi?.origin ?? null, init.tokenApi?.ca);
     this.deployed.deploy(init.apis);
-    this.faults = new SequenceFaultRenderer(SequenceRegistry.compile(init.sequences, { logger: log, codecs }));
-    this.mediation = new ApiMediation(() => this.faults.registry, codecs, log);
+    this.faults = new SequenceFaultRenderer(SequenceRegistry.compile(init.sequences, { logger: log, codecs, maskedHeaders: init.mediation.maskedHeaders }));
+    this.mediation = new ApiMediation(() => this.faults.registry, codecs, log, init.mediation);
     this.mediation.deploy(init.sequences);
     this.workerPool = new WorkerPool({ core: p.workerPoolCore, max: p.workerPoolMax, queueLength: p.workerPoolQueueLength }, log);
     this.state = new SharedStateReceiver(init.state);
@@ -138,7 +156,8 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
     const ctx = new MessageContext(this, x);
     this.onMessageStart(ctx);
     const info = REFUSALS[r.refusal];
-    this.log.info({ client: x.clientIp, method: x.head.method || undefined, target: x.head.target.slice(0, 256) || undefined, status: info.status, reason: r.description },
+    // A flood of bad requests (a scanner, a fuzzer) must not flood the log: one line per kind and window.
+    this.warnings.info(`door ${info.code} ${r.refusal}`, { client: x.clientIp, method: x.head.method || undefined, target: printableTarget(x.head.target), status: info.status, reason: r.description },
       'request refused at the front door');
     ctx.fault({ code: info.code, status: info.status, message: info.message, description: r.description, sequence: 'fault' });
   }
@@ -165,7 +184,7 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
     const a = this.workerPool.admit(ctx);
     if (a === Admission.ADMITTED) { ctx.onSlot(); return; }
     if (a === Admission.QUEUED) { ctx.slot = Slot.WAITING; ctx.phase = MessagePhase.QUEUED; return; }
-    this.log.warn({ path: ctx.path, max: this.workerPool.settings.max, queue: this.workerPool.settings.queueLength },
+    this.warnings.warn('worker pool full', { path: ctx.path, max: this.workerPool.settings.max, queue: this.workerPool.settings.queueLength },
       'worker pool queue full: message dropped');
     ctx.fault({ code: 503, status: 503, message: 'Service Unavailable', description: 'The gateway is at capacity; retry later', sequence: 'fault' });
   }
@@ -183,7 +202,7 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
     ctx.slot = Slot.NONE;
     if (hasCallSubscribers()) publishCall(ctx);
     if (this.acceptingPaused && this.inFlight.size < this.maxOpen * 0.9) this.resumeAccepting();
-    if (this.stopping && this.inFlight.size === 0 && this.ws.sessionCount === 0 && this.drained) this.drained();
+    if (this.draining && this.inFlight.size === 0 && this.ws.sessionCount === 0 && this.drained) this.drained();
   }
 
   private pauseAccepting(): void {
@@ -194,7 +213,7 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
 
   private resumeAccepting(): void {
     this.acceptingPaused = false;
-    if (this.stopping) return;
+    if (this.draining) return;
     this.log.info('accepting connections again');
     this.listen().catch((e: Error) => this.log.error(e.message));
   }
@@ -217,7 +236,7 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
 
   /** New sequences: a new registry, swapped whole (calls in flight keep the one they hold). */
   deploySequences(set: SequenceSet): void {
-    this.faults.registry = SequenceRegistry.compile(set, { logger: this.log, codecs: this.codecs });
+    this.faults.registry = SequenceRegistry.compile(set, { logger: this.log, codecs: this.codecs, maskedHeaders: this.init.mediation.maskedHeaders });
     this.mediation.deploy(set);
     this.ws.deploySequences(this.faults.registry, set);
   }
@@ -232,9 +251,14 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
     }
   }
 
-  /** Graceful stop: no new connections; calls in flight finish, up to the deadline. */
+  /**
+   * Graceful stop: no new connections; calls in flight finish, up to the deadline. Responses from now on
+   * close their connection, so a client busy on a keep-alive connection goes elsewhere after its current
+   * call, and the stop ends in about the time of the longest call in flight; the connections left (idle
+   * keep-alive ones) are closed when the last call has ended.
+   */
   stop(deadlineMs: number): Promise<void> {
-    this.stopping = true;
+    this.draining = true;
     this.door.closeListeners();
     // Idle keep-alive connections close now; busy ones answer their current call with Connection: close.
     this.door.drain();
@@ -245,6 +269,7 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
         this.workerPool.stop();
         this.security.stop();
         this.pools.destroyAll();
+        this.warnings.stop();
         // What is still open (a WebSocket client that has not answered our close frame, a connection whose
         // last response is leaving) closes a moment after the last call ended, so that its response has left.
         setTimeout(() => {

@@ -5,21 +5,28 @@ import type { Exchange } from '../../transport/sender/exchange.js';
 import { BodyMode, type SenderHandler } from '../../transport/sender/sender-handler.js';
 import type { ApiRuntime, ResourceRuntime } from './api-router.js';
 import type { BackendTarget } from './backend-target.js';
+import type { ApiEndpoints } from './deployed-apis.js';
 import { reasonPhrase, type FaultFacts, type FaultInfo, type FaultRenderer } from './fault.js';
 import { PhaseResult, type GatewayPhase, type PhaseStep } from './phase.js';
 import { buildBackendHead, responseHeaderLines, headerLines, type HeaderRules } from '../../transport/header-rules.js';
 import { BodyFraming, type ClientExchange, type ExchangeHandler } from '../../transport/front-door/client-exchange.js';
 import { REFUSALS, type DoorRefusal } from '../../transport/front-door/refusals.js';
 import { handlerError, type HandlerError } from '../../mediation/api-handler-errors.js';
+import { builtinFaultBody } from '../../mediation/fault.js';
+import { fieldProblem, firstUnsafeField, firstUnsafePair } from '../../transport/field-values.js';
+import { requestTooLarge, responseTooLarge, unsafeRequestHeader, unsafeResponseHeader } from './safety-faults.js';
 import type { WorkerPool } from './worker-pool.js';
 import type { ApiMediation } from './api-mediation.js';
 import type { CallFacts } from '../../mediation/index.js';
 import type { TraceRecord } from './telemetry/types.js';
+import type { RepeatedWarnings } from '../log/repeated-warnings.js';
 import { performance } from 'node:perf_hooks';
 
 /** What a message needs from its io thread. */
 export interface GatewayRuntime {
   readonly log: Logger;
+  /** Per-call warnings (backend failures, timeouts) go through it: one line per kind and window, with a count. */
+  readonly warnings: RepeatedWarnings;
   readonly phases: readonly GatewayPhase[];
   /** The phases' onRequest, bound, in the same order (phase.ts). */
   readonly phaseSteps: readonly PhaseStep[];
@@ -28,10 +35,18 @@ export interface GatewayRuntime {
   readonly workerPool: WorkerPool;
   readonly mediation: ApiMediation;
   readonly ioBufferSize: number;
+  /** Caps of what must be held whole: request bodies and out-sequence responses, bytes ([passthru_http]). */
+  readonly bufferLimits: BufferLimits;
   /** A message ended (answered, failed or abandoned): release its slot, publish the call event. */
   onMessageDone(ctx: MessageContext): void;
   /** A message started: tracked for the global timeout and graceful stop. */
   onMessageStart(ctx: MessageContext): void;
+}
+
+/** [passthru_http] max_buffered_request_body_size / max_buffered_response_body_size; an API may lower or raise either. */
+export interface BufferLimits {
+  readonly request: number;
+  readonly response: number;
 }
 
 /** Who a token speaks for: validated once, cached, shared by the calls that present it. */
@@ -87,6 +102,10 @@ export type MessagePhase = (typeof MessagePhase)[keyof typeof MessagePhase];
 
 const NONE: readonly string[] = Object.freeze([]);
 
+/** Where a head about to be written holds a field no head may carry (MessageContext.unsafeHead). */
+const UnsafeIn = { NONE: 0, MEDIATED: 1, ADDED: 2 } as const;
+type UnsafeIn = (typeof UnsafeIn)[keyof typeof UnsafeIn];
+
 /** The message's hold on a worker pool slot. */
 export const Slot = {
   NONE: 0,
@@ -96,7 +115,7 @@ export const Slot = {
 export type Slot = (typeof Slot)[keyof typeof Slot];
 
 /**
- * One call through the gateway, from the uWS request to the end of the response: the request facts, what
+ * One call through the gateway, from the front door's request to the end of the response: the request facts, what
  * the phases found (API, resource, caller), the backend exchange and the streaming state both ways.
  * Created once per call with every field set here (a fixed shape), and the SenderHandler of its exchange.
  */
@@ -129,8 +148,12 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
   /** Set by authorize: the token's facts with this call's subscription. */
   auth: AuthContext | null = null;
   target: BackendTarget | null = null;
+  /** The API's endpoints in the deployment the call was routed on: a redeployment never changes them under the call. */
+  endpoints: ApiEndpoints | null = null;
   /** Replaces the HTTP sender at the end of the phases (a WebSocket handshake); null for HTTP calls. */
   terminal: TerminalStep | null = null;
+  /** An in sequence rewrote `reqHeaders`: they are checked whole before the backend head is written. */
+  headersMediated = false;
   // Headers the phases add or remove, made on first use only (most calls need none).
   private addedBackend: string[] | null = null;
   private removedBackend: string[] | null = null;
@@ -166,10 +189,16 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
   private respTotal = -1;
   private respNoBody = false;
   respBytes = 0;
+  /** Request body bytes received from the client (metrics). */
+  reqBytes = 0;
   /** The API's out sequence reads the body: the response is held whole and written at its end. */
   private heldResponse: Buffer[] | null = null;
   /** The answer ends the client connection (a refusal at the door's level: what follows cannot be trusted). */
   closeConnection = false;
+  private heldBytes = 0;
+  private heldLimit = 0;
+  /** An out sequence rewrote `respHeaders`: they are checked whole before the response head is written. */
+  private respMediated = false;
   /** The fault that ended the call, for logs and the access log. */
   errorCode = 0;
   errorMessage = '';
@@ -237,6 +266,7 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
   /** ExchangeHandler: a piece of the request body (a Buffer of our own) from the front door. */
   onRequestBody(chunk: Buffer | null, isLast: boolean): void {
     if (this.finished) return;
+    if (chunk !== null) this.reqBytes += chunk.length;
     if (isLast) this.bodyComplete = true;
     const ex = this.exchange;
     if (ex !== null && !this.bufferWholeBody) {
@@ -247,8 +277,14 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
     if (chunk !== null && chunk.length > 0) {
       (this.pendingBody ??= []).push(chunk);
       this.pendingBytes += chunk.length;
-      // Unless the whole body is wanted, hold no more than a few buffers' worth before dispatch.
-      if (!this.bufferWholeBody && this.pendingBytes > this.gw.ioBufferSize * 4) this.pauseClient();
+      if (this.bufferWholeBody) {
+        // Held whole: refused as soon as it passes the cap (chunked, or more bytes than its Content-Length said).
+        const limit = this.requestBodyLimit();
+        if (this.pendingBytes > limit) { this.bodyTooLarge(limit); return; }
+      } else if (this.pendingBytes > this.gw.ioBufferSize * 4) {
+        // Unless the whole body is wanted, hold no more than a few buffers' worth before dispatch.
+        this.pauseClient();
+      }
     }
     if (isLast && this.bodyWaiter !== null) {
       const w = this.bodyWaiter;
@@ -261,14 +297,20 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
   onRequestError(r: DoorRefusal): void {
     if (this.finished) return;
     const info = REFUSALS[r.refusal];
-    this.gw.log.warn({ code: info.code, method: this.method, path: this.path, status: info.status, state: this.exchange ? stateName(this.exchange.state) : 'REQUEST_READY', reason: r.description },
+    this.gw.warnings.warn(`${info.code} ${this.api?.def.id ?? ''} body`, { code: info.code, method: this.method, path: this.path, status: info.status, state: this.exchange ? stateName(this.exchange.state) : 'REQUEST_READY', reason: r.description },
       'the request body broke off; answered and the backend request aborted');
     this.fault({ code: info.code, status: info.status, message: info.message, description: r.description, sequence: 'fault' });
   }
 
-  /** Calls `then` once the whole request body is here (at once when there is none or it already is). */
+  /**
+   * Calls `then` once the whole request body is here (at once when there is none or it already is). A body
+   * over the cap (requestBodyLimit) is answered 413 instead, at once when its Content-Length says so, and
+   * `then` never runs.
+   */
   whenBodyComplete(then: () => void): void {
     this.bufferWholeBody = true;
+    const limit = this.requestBodyLimit();
+    if (this.contentLength > limit || this.pendingBytes > limit) { this.bodyTooLarge(limit); return; }
     if (!this.hasBody || this.bodyComplete) { then(); return; }
     this.x.continueBody();
     this.resumeClient();
@@ -283,6 +325,28 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
     const all = Buffer.concat(p);
     this.pendingBody = [all];
     return all;
+  }
+
+  /** The most this call's request body may take when it must be held whole: the API's own cap, else the node's. */
+  requestBodyLimit(): number {
+    return this.api?.def.maxBufferedRequestBodySize ?? this.gw.bufferLimits.request;
+  }
+
+  /**
+   * 413; nothing went to the backend. Unless the body is all here, the answer says `Connection: close` and
+   * the rest of the body is read and dropped, never held: closing at once, with the client's bytes still
+   * unread, makes the kernel reset the connection, and the client may lose the 413 it has not read yet
+   * (the lingering close of nginx and Apache; docs/decisions.md). The client closes (RFC 9112 §9.6).
+   */
+  private bodyTooLarge(limit: number): void {
+    this.pendingBody = null;
+    this.pendingBytes = 0;
+    this.bodyWaiter = null;
+    this.gw.log.info({ api: this.api?.def.id, method: this.method, path: this.path, limit, contentLength: this.contentLength },
+      'request body over the cap of what the gateway reads whole: 413, connection: close, the rest of the body dropped');
+    // The answer says Connection: close; the front door reads and drops the rest of the body first (lingering).
+    if (this.hasBody && !this.bodyComplete) this.resumeClient();
+    this.fault(requestTooLarge(limit, this.api?.def.faultSequence ?? 'fault'));
   }
 
   /** Replaces the buffered body (mediation rewrote it). */
@@ -317,7 +381,7 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
     if (this.hasBody && !this.bodyComplete) {
       this.errorCode = TransportErrorCode.INCOMPLETE_PAYLOAD;
       this.errorMessage = 'Incomplete payload';
-      this.gw.log.warn({ code: 102511, method: this.method, path: this.path, state: ex ? stateName(ex.state) : 'REQUEST_READY' },
+      this.gw.warnings.warn(`102511 ${this.api?.def.id ?? ''}`, { code: 102511, method: this.method, path: this.path, state: ex ? stateName(ex.state) : 'REQUEST_READY' },
         'client closed the connection before the request body was complete; backend request aborted');
     } else if (ex !== null) {
       this.errorCode = TransportErrorCode.CONNECTION_CANCELED;
@@ -381,6 +445,16 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
     } else if (this.contentLength > 0) {
       bodyMode = BodyMode.CONTENT_LENGTH;
     }
+    // What mediation or a phase wrote into the request head is checked once more before it is written.
+    if (this.headersMediated || this.addedBackend !== null) {
+      const bad = this.unsafeHead(this.headersMediated ? this.reqHeaders : NONE, this.extraBackendHeaders);
+      if (bad !== UnsafeIn.NONE) {
+        // From the request (mediation copied it): the client's 400. From a phase (its configuration): ours.
+        this.fault(bad === UnsafeIn.MEDIATED ? unsafeRequestHeader(this.api?.def.faultSequence ?? 'fault')
+          : { code: TransportErrorCode.RESPONSE_PROCESSING_FAILURE, status: 500, message: 'Runtime Error', description: 'A header the gateway adds could not be written', sequence: 'fault' });
+        return;
+      }
+    }
     const head = buildBackendHead(this, target, this.gw.headerRules, bodyMode, length);
     this.backendStartedAt = performance.now();
     const ex = target.pool.dispatch({
@@ -430,10 +504,15 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
     this.respNoBody = noBody;
     this.respTotal = bodyLength;
     if (status >= 500 && this.gw.headerRules.warnOnHttp500(this.target?.host ?? '')) {
-      this.gw.log.warn({ status, api: this.api?.def.id, path: this.path }, 'backend answered with a server error');
+      this.gw.warnings.warn(`5xx ${this.target?.url ?? ''}`, { status, api: this.api?.def.id, path: this.path }, 'backend answered with a server error');
     }
     const out = this.api?.def.outSequence;
     if (out !== undefined && this.outSequence(out)) return;
+    // The backend's own fields were parsed by llhttp; what mediation or a phase wrote is checked once more.
+    if ((this.respMediated || this.addedResponse !== null) && this.unsafeHead(this.respMediated ? this.respHeaders! : NONE, this.extraResponseHeaders) !== UnsafeIn.NONE) {
+      this.fault(unsafeResponseHeader(this.api?.def.faultSequence ?? 'fault'));
+      return;
+    }
     this.writeHead();
   }
 
@@ -455,7 +534,12 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
   onData(chunk: Buffer): boolean {
     if (this.finished || this.aborted) return true;
     // The chunk may be a view of the backend connection's read buffer (SenderHandler.onData): kept, it is copied.
-    if (this.heldResponse !== null) { this.heldResponse.push(Buffer.from(chunk)); return true; }
+    if (this.heldResponse !== null) {
+      this.heldBytes += chunk.length;
+      if (this.heldBytes > this.heldLimit) { this.responseTooLarge(this.heldLimit); return true; }
+      this.heldResponse.push(Buffer.from(chunk));
+      return true;
+    }
     this.respBytes += chunk.length;
     // The exchange copies what it writes (the socket would otherwise hold a view of a reused buffer).
     return this.x.write(chunk);
@@ -486,19 +570,40 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
       this.gw.log.warn({ api: this.api?.def.id, sequence: name }, 'the out sequence of this API is not deployed; response passed as it is');
       return false;
     }
-    if (med.touchesBody(name) && !this.respNoBody) { this.heldResponse = []; return true; }
+    if (med.touchesBody(name) && !this.respNoBody) {
+      const limit = this.api?.def.maxBufferedResponseBodySize ?? this.gw.bufferLimits.response;
+      if (this.respTotal > limit) { this.responseTooLarge(limit); return true; }
+      this.heldLimit = limit;
+      this.heldResponse = [];
+      return true;
+    }
     const r = med.run(seq, 'response', this.callFacts(), this.respHeaders!, null, this.respStatus);
     if (r.kind === 'continue') {
       this.respStatus = r.status;
       this.respHeaders = r.headers.flat();
+      this.respMediated = true;
       return false;
     }
     this.exchange?.abort();
     this.exchange = null;
     if (r.kind === 'respond') this.respond(r.status, r.headers, r.body);
     else if (r.kind === 'drop') this.respond(202, [], null);
-    else this.fault({ code: 101510, status: 500, message: 'Response processing failed', description: `The out sequence ${name} failed`, sequence: this.api?.def.faultSequence ?? 'fault' });
+    else this.outSequenceFailed(name, r.unsafeHeader);
     return true;
+  }
+
+  private outSequenceFailed(name: string, unsafeHeader: boolean): void {
+    const sequence = this.api?.def.faultSequence ?? 'fault';
+    if (unsafeHeader) this.fault(unsafeResponseHeader(sequence));
+    else this.fault({ code: TransportErrorCode.RESPONSE_PROCESSING_FAILURE, status: 500, message: 'Response processing failed', description: `The out sequence ${name} failed`, sequence });
+  }
+
+  /** 502: the response held for the out sequence passed its cap; the backend connection is dropped. */
+  private responseTooLarge(limit: number): void {
+    this.heldResponse = null;
+    this.gw.log.warn({ api: this.api?.def.id, path: this.path, limit, contentLength: this.respTotal, backend: this.target?.url },
+      'backend response over the cap of what the out sequence may hold: 502');
+    this.fault(responseTooLarge(limit, this.api?.def.faultSequence ?? 'fault'));
   }
 
   private completeHeldResponse(): void {
@@ -506,10 +611,7 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
     const body = Buffer.concat(this.heldResponse!);
     this.heldResponse = null;
     const r = this.gw.mediation.run(this.gw.mediation.get(name)!, 'response', this.callFacts(), this.respHeaders!, body, this.respStatus);
-    if (r.kind === 'error') {
-      this.fault({ code: 101510, status: 500, message: 'Response processing failed', description: `The out sequence ${name} failed`, sequence: this.api?.def.faultSequence ?? 'fault' });
-      return;
-    }
+    if (r.kind === 'error') { this.outSequenceFailed(name, r.unsafeHeader); return; }
     if (r.kind === 'drop') { this.respond(202, [], null); return; }
     const headers = r.kind === 'respond' ? r.headers : r.headers.filter(([k]) => !this.gw.headerRules.dropsResponseHeader(k.toLowerCase()));
     this.respond(r.status, headers, r.body);
@@ -534,10 +636,9 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
     this.exchange = null;
     this.errorBase = err.base;
     this.errorState = err.state;
-    const log = this.gw.log;
     if (this.responseStarted) {
       // The status is already out: the only honest signal left is to cut the connection.
-      log.warn({ code: err.code, base: err.base, state: stateName(err.state), api: this.api?.def.id, path: this.path, reason: err.reason },
+      this.gw.warnings.warn(`${err.code} ${this.target?.url ?? ''} incomplete`, { code: err.code, base: err.base, state: stateName(err.state), api: this.api?.def.id, path: this.path, reason: err.reason },
         `${err.message}: the response was incomplete, client connection closed`);
       this.errorCode = err.code;
       this.errorMessage = err.detail;
@@ -545,7 +646,7 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
       this.finish();
       return;
     }
-    log.warn({ code: err.code, base: err.base, state: stateName(err.state), api: this.api?.def.id, path: this.path, reason: err.reason, backend: this.target?.url },
+    this.gw.warnings.warn(`${err.code} ${this.target?.url ?? ''}`, { code: err.code, base: err.base, state: stateName(err.state), api: this.api?.def.id, path: this.path, reason: err.reason, backend: this.target?.url },
       err.message);
     this.fault({
       code: err.code,
@@ -586,15 +687,38 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
     this.respond(rendered.status, rendered.headers, rendered.body);
   }
 
-  /** Answers the call locally (faults, CORS preflight). The request body, if any, is not read. */
+  /**
+   * Answers the call locally (faults, CORS preflight, a sequence's response). The request body, if any, is
+   * not read. Headers that no head may carry are not written: the built-in fault body goes instead.
+   */
   respond(status: number, headers: readonly (readonly [string, string])[], body: Buffer | null): void {
     if (this.finished) return;
+    const badAt = firstUnsafePair(headers);
+    if (badAt >= 0 || firstUnsafeField(this.extraResponseHeaders) >= 0) {
+      const bad = headers[badAt];
+      this.gw.log.error({ api: this.api?.def.id, path: this.path, status, problem: bad ? fieldProblem(bad[0], bad[1]) : 'a header added by a phase' },
+        'a local answer carried a header no head may carry; the built-in fault body is sent instead');
+      this.addedResponse = null;
+      this.errorCode = TransportErrorCode.RESPONSE_PROCESSING_FAILURE;
+      headers = [['Content-Type', 'application/json']];
+      status = 500;
+      body = builtinFaultBody(TransportErrorCode.RESPONSE_PROCESSING_FAILURE, 'Response processing failed', 'The response could not be sent as built');
+    }
     this.respStatus = status;
     if (this.aborted) { this.finish(); return; }
     this.responseStarted = true;
     // A request body left unread closes the connection after the answer (client-exchange.ts).
-    this.x.writeHead(status, reasonPhrase(status), headerLines(headers, this.extraResponseHeaders), body?.length ?? 0, this.closeConnection);
-    this.x.end(body);
+    let lines = headerLines(headers, this.extraResponseHeaders);
+    if (this.method === 'HEAD') {
+      // A HEAD answer is the GET answer's head without its body (RFC 9110 §9.3.2): a body after it would be
+      // read as the start of the next response on a keep-alive connection.
+      if (body !== null) lines += `content-length: ${body.length}\r\n`;
+      this.x.writeHead(status, reasonPhrase(status), lines, BodyFraming.NONE, this.closeConnection);
+      this.x.end(null);
+    } else {
+      this.x.writeHead(status, reasonPhrase(status), lines, body?.length ?? 0, this.closeConnection);
+      this.x.end(body);
+    }
     this.respBytes = body?.length ?? 0;
     this.finish();
   }
@@ -611,6 +735,22 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
     };
   }
 
+  /**
+   * Whether a head about to be written holds a field no head may carry (transport/field-values.ts), in the
+   * fields mediation rewrote or the ones phases added; logs which, never the value. Both heads are written
+   * byte per character (latin1), so a character above U+00FF is refused either way.
+   */
+  private unsafeHead(mediated: readonly string[], added: readonly string[]): UnsafeIn {
+    let where: UnsafeIn = UnsafeIn.MEDIATED;
+    let list = mediated;
+    let at = firstUnsafeField(list);
+    if (at < 0) { where = UnsafeIn.ADDED; list = added; at = firstUnsafeField(list); }
+    if (at < 0) return UnsafeIn.NONE;
+    this.gw.log.warn({ api: this.api?.def.id, path: this.path, problem: fieldProblem(list[at]!, list[at + 1]!) },
+      'a header built by mediation or a phase cannot be written; the call is answered with a fault');
+    return where;
+  }
+
   /** The message is over for the gateway: release the worker slot, publish the call. Runs once. */
   finish(): void {
     if (this.finished) return;
@@ -624,7 +764,7 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
   timedOut(limitMs: number): void {
     if (this.finished) return;
     const state = this.exchange?.state ?? ProtocolState.REQUEST_READY;
-    this.gw.log.warn({ api: this.api?.def.id, path: this.path, state: stateName(state), limitMs },
+    this.gw.warnings.warn(`global-timeout ${this.api?.def.id ?? ''}`, { api: this.api?.def.id, path: this.path, state: stateName(state), limitMs },
       'no complete response within synapse.global_timeout_interval; the late response will be dropped');
     const err = new BackendTransportError(TransportErrorCode.CONNECTION_TIMED_OUT, state, 'global timeout');
     if (this.responseStarted) { this.onError(err); return; }
@@ -633,6 +773,7 @@ export class MessageContext implements SenderHandler, ExchangeHandler {
     this.fault({ code: err.code, status: 504, message: err.detail, description: err.description, sequence: this.api?.def.faultSequence ?? 'fault' });
   }
 }
+
 
 function contentLengthOf(headers: readonly string[]): number {
   for (let i = 0; i < headers.length; i += 2) {

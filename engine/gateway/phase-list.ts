@@ -27,12 +27,12 @@ export function buildPhases(thread: GatewayThread): GatewayPhase[] {
     new CorsPhase(thread.security, thread.faults),
     new MutualSslPhase(thread.security),
     new AuthenticatePhase(thread.security),
-    new AuthorizePhase(thread.security, thread.deployed),
+    new AuthorizePhase(thread.security),
   ];
   // throttle: right after authorize (it reads ctx.auth), before backend-jwt; in the list when the node runs
   // the throttling extension (engine/throttling/extension.ts).
   if (ThrottlePhase.enabled(thread.state)) phases.push(new ThrottlePhase(thread.state, thread.log));
-  phases.push(new GraphqlQueryPhase(), new BackendJwtPhase(thread.security), new InSequencePhase(thread.mediation));
+  phases.push(new GraphqlQueryPhase(thread.init.graphql), new BackendJwtPhase(thread.security), new InSequencePhase(thread.mediation));
   if (p.forceJsonValidation || p.forceXmlValidation) phases.push(new ValidateBodyPhase(p.forceJsonValidation, p.forceXmlValidation));
   return phases;
 }

@@ -32,10 +32,10 @@ export class ClientDirectory {
   async authenticate(clientId: string, secret: string): Promise<Client | undefined> {
     const client = await this.find(clientId);
     if (!client) {
-      await verifySecret(secret, DUMMY_HASH);
+      await verifySecret(secret, DUMMY_HASH, clientId);
       return undefined;
     }
-    return (await verifySecret(secret, client.key.clientSecretHash)) ? client : undefined;
+    return (await verifySecret(secret, client.key.clientSecretHash, clientId)) ? client : undefined;
   }
 
   invalidate(): void {

@@ -97,3 +97,23 @@ export class ServerError extends OAuthError {
 export class TemporarilyUnavailableError extends OAuthError {
   constructor(description: string) { super('temporarily_unavailable', description, 503); this.name = 'TemporarilyUnavailableError'; }
 }
+
+/**
+ * Too many failed authentications of this identity from this address (engine/keymanager/auth-backoff.ts):
+ * 429 with Retry-After, answered before the secret is checked. The error code is the one a wrong secret
+ * gets (invalid_client, or invalid_grant for a resource owner), so clients keep their handling.
+ */
+export class TooManyFailuresError extends OAuthError {
+  constructor(error: 'invalid_client' | 'invalid_grant', readonly retryAfterSec: number) {
+    super(error, `too many failed authentications from this address; retry in ${retryAfterSec} s`, 429, { 'retry-after': String(retryAfterSec) });
+    this.name = 'TooManyFailuresError';
+  }
+}
+
+/** Password hashing is at its bound ([sluice.authentication] max_*_hashes): 503 with Retry-After. */
+export class HashingBusyError extends OAuthError {
+  constructor(description: string) {
+    super('temporarily_unavailable', description, 503, { 'retry-after': '1' });
+    this.name = 'HashingBusyError';
+  }
+}

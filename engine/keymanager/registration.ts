@@ -61,10 +61,10 @@ export class ClientRegistration {
     private readonly sealer: StateSealer,
   ) {}
 
-  async authenticate(authorization: string | undefined): Promise<string> {
+  async authenticate(authorization: string | undefined, from: string): Promise<string> {
     const basic = basicCredentials(authorization);
     if (!basic) throw new InvalidClientError('HTTP Basic authentication as an administrator is required');
-    const user = await this.users.authenticate(basic.id, basic.secret);
+    const user = await this.users.login(basic.id, basic.secret, from);
     if (!user || !user.roles.includes(ADMIN_ROLE)) throw new InvalidClientError('administrator credentials are required');
     return user.username;
   }

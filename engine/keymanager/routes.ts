@@ -3,7 +3,8 @@ import { BodyMalformedError, UnsupportedMediaTypeError, json, type Reply, type S
 import type { AuthorizationEndpoint } from './authorize/authorization-endpoint.js';
 import { discoveryDocument } from './oidc/discovery.js';
 import { bearerOf, type UserInfo } from './oidc/userinfo.js';
-import { InvalidRequestError, NO_STORE_HEADERS, OAuthError, InvalidClientMetadataError } from './errors.js';
+import { InvalidRequestError, NO_STORE_HEADERS, OAuthError, InvalidClientMetadataError, TemporarilyUnavailableError } from './errors.js';
+import { isUnavailable } from '../store/index.js';
 import type { ClientRegistration } from './registration.js';
 import type { SigningKeys } from './signing-keys.js';
 import type { TokenService } from './token-service.js';
@@ -39,6 +40,8 @@ async function oauthForm(req: ServletRequest): Promise<URLSearchParams> {
 }
 
 function oauthError(err: unknown, extra: Record<string, string> = {}): Reply {
+  // The store gone (a full disk, PostgreSQL down) on any path the token service does not guard itself.
+  if (!(err instanceof OAuthError) && isUnavailable(err)) err = new TemporarilyUnavailableError('the token store is unavailable; try again');
   if (!(err instanceof OAuthError)) throw err;
   return json(err.status, err.body(), { ...NO_STORE_HEADERS, ...err.headers, ...extra });
 }
@@ -68,10 +71,11 @@ const AUTHORIZE_FORM_LIMIT = 32 * 1024;
  * OpenID Connect: /oauth2/authorize, /oauth2/userinfo and the discovery document.
  */
 export function mountKeyManagerRoutes(server: ServletServer, svc: TokenService, keys: SigningKeys, registration: ClientRegistration, oidc: OidcRoutes): void {
+  const from = (req: ServletRequest): string => svc.clientAddress(req.remoteAddress, req.header('x-forwarded-for'));
   server.route('POST', PATHS.token, async (req) => {
     try {
       const form = await oauthForm(req);
-      const body = await svc.token(form, req.header('authorization'));
+      const body = await svc.token(form, req.header('authorization'), from(req));
       return json(200, body, { ...NO_STORE_HEADERS });
     } catch (err) {
       return oauthError(err);
@@ -82,7 +86,7 @@ export function mountKeyManagerRoutes(server: ServletServer, svc: TokenService, 
     const trace = { 'X-Sluice-TraceId': req.traceId };
     try {
       const form = await oauthForm(req);
-      const r = await svc.revoke(form, req.header('authorization'));
+      const r = await svc.revoke(form, req.header('authorization'), from(req));
       // Seed 000, Revocation response headers: exactly these (Date is added by the transport).
       const headers: Record<string, string | number> = {
         ...trace,
@@ -105,7 +109,7 @@ export function mountKeyManagerRoutes(server: ServletServer, svc: TokenService, 
   server.route('POST', PATHS.introspect, async (req) => {
     try {
       const form = await oauthForm(req);
-      return json(200, await svc.introspect(form, req.header('authorization')), { ...NO_STORE_HEADERS });
+      return json(200, await svc.introspect(form, req.header('authorization'), from(req)), { ...NO_STORE_HEADERS });
     } catch (err) {
       return oauthError(err);
     }
@@ -114,7 +118,7 @@ export function mountKeyManagerRoutes(server: ServletServer, svc: TokenService, 
   server.route('POST', PATHS.authenticateUser, async (req) => {
     try {
       const form = await oauthForm(req);
-      return json(200, await svc.authenticateUser(form, req.header('authorization')), { ...NO_STORE_HEADERS });
+      return json(200, await svc.authenticateUser(form, req.header('authorization'), from(req)), { ...NO_STORE_HEADERS });
     } catch (err) {
       return oauthError(err);
     }
@@ -168,7 +172,7 @@ export function mountKeyManagerRoutes(server: ServletServer, svc: TokenService, 
 
   const register = async (req: ServletRequest): Promise<Reply> => {
     try {
-      const caller = await registration.authenticate(req.header('authorization'));
+      const caller = await registration.authenticate(req.header('authorization'), from(req));
       let body: unknown;
       try {
         body = await req.json();

@@ -1,16 +1,19 @@
 import type { Config } from '../../conf/config.js';
-import { apimDbView, authorizationView, externalIssuersView, keyManagerAccessView, ldapUserStoreView, senderTls, oauthView, revocationView, tokenPersistenceView } from '../../conf/typed-config.js';
+import { apimDbView, authenticationView, authorizationView, externalIssuersView, keyManagerAccessView, ldapUserStoreView, senderTls, oauthView, revocationView, superAdminView, tokenPersistenceView } from '../../conf/typed-config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../log/logger.js';
 import { servletFromConfig, type ServletServer, type ServletAddresses } from '../servlet/index.js';
 import { removeGeneratedFiles } from '../servlet/from-config.js';
 import type { ServerTlsMaterial } from '../../transport/tls/server-tls.js';
 import { openStore, TokenWriter, type ApimStore } from '../store/index.js';
+import { AuthBackoff } from './auth-backoff.js';
 import { DeclarativeApplications } from './declarative-applications.js';
 import { ClientDirectory } from './directory.js';
 import { ClientRegistration } from './registration.js';
 import { mountKeyManagerRoutes } from './routes.js';
+import { limitHashing } from './secret-hash.js';
 import { SigningKeys } from './signing-keys.js';
+import { ensureSuperAdminPassword } from './super-admin-password.js';
 import { TokenCodec } from './token-crypto.js';
 import { TokenService } from './token-service.js';
 import { UserDirectory } from './users.js';
@@ -67,6 +70,8 @@ export interface RunningKeyManager {
   readonly usersFiles: DeclarativeUsers;
   /** Signs and revokes API keys. */
   readonly apiKeys: ApiKeys;
+  /** The database's users, with the back-off of failed logins the admin API and the token endpoint share. */
+  readonly directory: UserDirectory;
   /** Runs [oauth.token_cleanup] now; returns the rows removed. */
   cleanup(): Promise<number>;
   stop(): Promise<void>;
@@ -82,7 +87,10 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
   const oauth = oauthView(config);
   const authz = authorizationView(config);
   const persistence = tokenPersistenceView(config);
+  ensureSuperAdminPassword(superAdminView(config), log);
   const access = keyManagerAccessView(config);
+  const authentication = authenticationView(config);
+  limitHashing(authentication);
   const home = config.home;
   const revocation = revocationView(config);
   if (revocation.persistentNotifier) {
@@ -100,7 +108,7 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
     throw err;
   };
   try {
-    const directory = new UserDirectory(store);
+    const directory = new UserDirectory(store, new AuthBackoff(authentication));
     await directory.ensureSuperAdmin(access.superAdmin, log);
     const ldap = ldapUserStoreView(config);
     const users: UserStore = ldap ? new ChainedUserStore([directory, new LdapUserStore(ldap, log.child({ component: 'ldap' }))]) : directory;
@@ -120,7 +128,7 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
     cleanups.unshift(() => writer.close());
     const clients = new ClientDirectory(store);
     const tokens = new TokenService({
-      store, writer, clients, users, roleScopes, authz, trustedIssuers, keys, codec, bus, oauth,
+      store, writer, clients, users, backoff: directory.backoff, roleScopes, authz, trustedIssuers, keys, codec, bus, oauth,
       retryCount: persistence.retryCountOnPersistenceFailures,
       validation: access.validation,
       log,
@@ -128,6 +136,7 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
       ...(opts.randomToken ? { randomToken: opts.randomToken } : {}),
     });
     for (const p of tokens.scopes.invalidPatterns) log.warn({ pattern: p }, 'allowed_scopes: not a valid regular expression; matched literally');
+    cleanups.unshift(() => tokens.stop());
 
     const apiKeys = new ApiKeys({ store, keys, issuer: oauth.issuer, bus, log: log.child({ component: 'api-keys' }), ...(opts.now ? { now: opts.now } : {}) });
     let revision = 0;
@@ -187,7 +196,7 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
       if (made.ownsTls) tls = made.tls;
     }
     const authorize = new AuthorizationEndpoint({
-      clients, users, roleScopes, scopes: tokens.scopes, store, view: authz, grantEnabled: oauth.grantEnabled.authorization_code,
+      clients, users, backoff: directory.backoff, roleScopes, scopes: tokens.scopes, store, view: authz, grantEnabled: oauth.grantEnabled.authorization_code,
       sealer: new StateSealer(keys.deriveSecret('authorization-state'), opts.now), issuer: oauth.issuer, path: '/oauth2/authorize',
       log: log.child({ component: 'authorize' }), ...(opts.now ? { now: opts.now } : {}),
     });
@@ -209,7 +218,7 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
 
     let stopped: Promise<void> | undefined;
     return {
-      servlet, addresses, store, tokens, keys, applications, clients, users, roleScopes, usersFiles, apiKeys, cleanup,
+      servlet, addresses, store, tokens, keys, applications, clients, users, directory, roleScopes, usersFiles, apiKeys, cleanup,
       stop() {
         stopped ??= (async () => {
           for (const c of cleanups.splice(0)) {

@@ -4,7 +4,8 @@ import type { GrantName, OAuthView } from '../../conf/views/keymanager.js';
 import { AssertionRejected, type TrustedIssuers } from '../external-issuers/trusted-issuers.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../log/logger.js';
-import { UniqueViolationError, StoreUnavailableError, type ApimStore, type RevokedToken, type TokenRecord, type TokenWriter, type UserType } from '../store/index.js';
+import { RepeatedWarnings } from '../log/repeated-warnings.js';
+import { UniqueViolationError, isUnavailable, type ApimStore, type RevokedToken, type TokenRecord, type TokenWriter, type UserType } from '../store/index.js';
 import { basicCredentials, presentedCredentials, rejectRepeatedParameters } from './client-auth.js';
 import type { Client, ClientDirectory } from './directory.js';
 import {
@@ -20,6 +21,7 @@ import type { UserStore } from './user-store/user-store.js';
 import type { RoleScopes } from './user-store/role-scopes.js';
 import { verifierMatches, isWellFormedVerifier } from './authorize/pkce.js';
 import { atHash } from './oidc/id-token.js';
+import type { AuthBackoff } from './auth-backoff.js';
 
 /** The grants this token service implements. */
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -93,6 +95,8 @@ export interface TokenServiceOptions {
   readonly writer: TokenWriter;
   readonly clients: ClientDirectory;
   readonly users: UserStore;
+  /** The back-off of failed authentications, shared with the admin API's logins. */
+  readonly backoff: AuthBackoff;
   readonly roleScopes: RoleScopes;
   readonly authz: AuthorizationView;
   /** [[apim.jwt.issuer]]: issuers whose assertions the jwt-bearer grant accepts. */
@@ -135,6 +139,8 @@ export class TokenService {
   private readonly now: () => number;
   private readonly random: () => string;
   private readonly randomId: () => string;
+  /** Store failures come once per request while they last: one line per window, with a count. */
+  private readonly warnings: RepeatedWarnings;
 
   /** The `iss` of the access tokens this key manager issues. */
   get issuer(): string {
@@ -146,6 +152,7 @@ export class TokenService {
     this.now = o.now ?? Date.now;
     this.random = o.randomToken ?? randomToken;
     this.randomId = o.randomId ?? randomUUID;
+    this.warnings = new RepeatedWarnings(o.log);
   }
 
   // ------------------------------------------------------------------------------------------ token
@@ -155,10 +162,13 @@ export class TokenService {
     return (IMPLEMENTED_GRANTS as readonly string[]).includes(grantType);
   }
 
-  /** POST /oauth2/token with its form parameters and Authorization header. */
-  async token(form: URLSearchParams, authorization: string | undefined): Promise<TokenResponse> {
+  /**
+   * POST /oauth2/token with its form parameters and Authorization header; `from` is the client address
+   * failed authentications are counted by (AuthBackoff.addressOf).
+   */
+  async token(form: URLSearchParams, authorization: string | undefined, from: string): Promise<TokenResponse> {
     rejectRepeatedParameters(form);
-    const client = await this.authenticateClient(form, authorization);
+    const client = await this.authenticateClient(form, authorization, from);
     const grant = form.get('grant_type');
     if (grant === null || grant === '') throw new InvalidRequestError('grant_type is missing');
     if (!(IMPLEMENTED_GRANTS as readonly string[]).includes(grant)) {
@@ -172,7 +182,7 @@ export class TokenService {
     if (g !== 'refresh_token' && !client.key.grantTypes.includes(g) && !client.key.grantTypes.includes(sw)) throw unauthorizedGrant(g);
     switch (g) {
       case 'client_credentials': return this.clientCredentials(form, client);
-      case 'password': return this.password(form, client);
+      case 'password': return this.password(form, client, from);
       case 'refresh_token': return this.refresh(form, client);
       case 'authorization_code': return this.authorizationCode(form, client);
       case JWT_BEARER: return this.jwtBearer(form, client);
@@ -231,13 +241,13 @@ export class TokenService {
     })).response;
   }
 
-  private async password(form: URLSearchParams, client: Client): Promise<TokenResponse> {
+  private async password(form: URLSearchParams, client: Client, from: string): Promise<TokenResponse> {
     const username = form.get('username');
     const password = form.get('password');
     if (!username) throw new InvalidRequestError('username is missing');
     if (password === null) throw new InvalidRequestError('password is missing');
     const requested = this.scopes.grant(parseScope(form.get('scope')), client.key.scopes);
-    const user = await this.guard(() => this.o.users.authenticate(username, password));
+    const user = await this.guard(() => this.backoff.attempt(username, from, () => this.o.users.authenticate(username, password), 'invalid_grant'));
     if (!user) throw new InvalidGrantError('invalid resource owner credentials');
     const scopes = await this.guard(() => this.o.roleScopes.filter(requested, user.roles));
     return (await this.issue({
@@ -419,18 +429,19 @@ export class TokenService {
   // ------------------------------------------------------------------------------------------ revoke
 
   /**
-   * POST /oauth2/revoke (seed 000 and RFC 7009). Without token_type_hint both spaces are searched (access
-   * first); with a hint only the named one. Unknown token: nothing revoked, still a success. A client may
+   * POST /oauth2/revoke (seed 000 and RFC 7009). Both spaces are searched: the hinted one first (access first
+   * without a hint). Seed 000 searches only the hinted space, but RFC 7009 §2.1 says the server MUST extend
+   * its search when the hint is wrong: a wrong hint must not leave a token alive (docs/decisions.md).
+   * Unknown token: nothing revoked, still a success. A client may
    * revoke only the tokens issued to it (another client's token: unauthorized_client, nothing revoked); an
    * administrator (Basic with a user holding the admin role) may revoke any token.
    */
-  async revoke(form: URLSearchParams, authorization: string | undefined): Promise<RevokeResult> {
+  async revoke(form: URLSearchParams, authorization: string | undefined, from: string): Promise<RevokeResult> {
     rejectRepeatedParameters(form);
-    const caller = await this.authenticateCaller(form, authorization);
+    const caller = await this.authenticateCaller(form, authorization, from);
     const token = form.get('token');
     if (!token) throw new InvalidRequestError('token is missing');
-    const hint = form.get('token_type_hint');
-    const spaces: ('access' | 'refresh')[] = hint === 'access_token' ? ['access'] : hint === 'refresh_token' ? ['refresh'] : ['access', 'refresh'];
+    const spaces = searchOrder(form.get('token_type_hint'));
     const hash = tokenHash(token);
     let row: TokenRecord | undefined;
     let space: 'access' | 'refresh' = 'access';
@@ -501,12 +512,12 @@ export class TokenService {
    * authenticates with [apim.key_manager] username/password (the super admin by default) or as any user with
    * the admin role. token_type_hint orders the search; both spaces are searched (RFC 7662 §2.1).
    */
-  async introspect(form: URLSearchParams, authorization: string | undefined): Promise<IntrospectionResponse> {
+  async introspect(form: URLSearchParams, authorization: string | undefined, from: string): Promise<IntrospectionResponse> {
     rejectRepeatedParameters(form);
-    await this.authenticateValidator(authorization);
+    await this.authenticateValidator(authorization, from);
     const token = form.get('token');
     if (!token) throw new InvalidRequestError('token is missing');
-    const order: ('access' | 'refresh')[] = form.get('token_type_hint') === 'refresh_token' ? ['refresh', 'access'] : ['access', 'refresh'];
+    const order = searchOrder(form.get('token_type_hint'));
     const hash = tokenHash(token);
     const now = this.now();
     for (const s of order) {
@@ -550,47 +561,67 @@ export class TokenService {
    * A resource owner's user name and password checked for a gateway (Basic auth on an API): the caller
    * authenticates as for introspection. Answers the user's roles and the scopes they bind, or inactive.
    */
-  async authenticateUser(form: URLSearchParams, authorization: string | undefined): Promise<{ active: false } | { active: true; username: string; roles: readonly string[]; scopes: readonly string[] }> {
+  async authenticateUser(form: URLSearchParams, authorization: string | undefined, from: string): Promise<{ active: false } | { active: true; username: string; roles: readonly string[]; scopes: readonly string[] }> {
     rejectRepeatedParameters(form);
-    await this.authenticateValidator(authorization);
+    await this.authenticateValidator(authorization, from);
     const username = form.get('username');
     const password = form.get('password');
     if (!username || password === null) throw new InvalidRequestError('username and password are required');
-    const user = await this.guard(() => this.o.users.authenticate(username, password));
+    // The gateway names the client's address: guesses through an API's Basic auth back off per user and
+    // client, as at the token endpoint (429, which the gateway turns into 900911 with Retry-After).
+    const clientAddress = form.get('client_address');
+    const user = await this.guard(() => this.backoff.attempt(username, clientAddress || from, () => this.o.users.authenticate(username, password), 'invalid_grant'));
     if (!user) return { active: false };
     return { active: true, username: user.username, roles: user.roles, scopes: await this.guard(() => this.o.roleScopes.scopesOf(user.roles)) };
   }
 
-  async authenticateClient(form: URLSearchParams, authorization: string | undefined): Promise<Client> {
+  // Every check of a caller's secret runs under the back-off of failed authentications (AuthBackoff, shared
+  // with the user directory): one identity from one address, counted once per request.
+
+  async authenticateClient(form: URLSearchParams, authorization: string | undefined, from: string): Promise<Client> {
     const creds = presentedCredentials(form, authorization);
     if (!creds) throw new InvalidClientError('client authentication is required: HTTP Basic with the client id and secret, or client_id and client_secret in the body');
-    const client = await this.guard(() => this.o.clients.authenticate(creds.id, creds.secret));
+    const client = await this.guard(() => this.backoff.attempt(creds.id, from, () => this.o.clients.authenticate(creds.id, creds.secret)));
     if (!client) throw new InvalidClientError();
     return client;
   }
 
   /** A client, or (HTTP Basic only) a user with the admin role. */
-  async authenticateCaller(form: URLSearchParams, authorization: string | undefined): Promise<Caller> {
+  async authenticateCaller(form: URLSearchParams, authorization: string | undefined, from: string): Promise<Caller> {
     const creds = presentedCredentials(form, authorization);
     if (!creds) throw new InvalidClientError('client authentication is required: HTTP Basic with the client id and secret, or client_id and client_secret in the body');
-    const client = await this.guard(() => this.o.clients.authenticate(creds.id, creds.secret));
-    if (client) return { kind: 'client', name: client.key.clientId, client };
-    if (creds.method === 'basic') {
-      const user = await this.guard(() => this.o.users.authenticate(creds.id, creds.secret));
-      if (user && user.roles.includes(ADMIN_ROLE)) return { kind: 'admin', name: user.username };
-    }
-    throw new InvalidClientError();
+    const caller = await this.guard(() => this.backoff.attempt<Caller>(creds.id, from, async () => {
+      const client = await this.o.clients.authenticate(creds.id, creds.secret);
+      if (client) return { kind: 'client', name: client.key.clientId, client };
+      if (creds.method !== 'basic') return undefined;
+      const user = await this.o.users.authenticate(creds.id, creds.secret);
+      return user && user.roles.includes(ADMIN_ROLE) ? { kind: 'admin', name: user.username } : undefined;
+    }));
+    if (!caller) throw new InvalidClientError();
+    return caller;
   }
 
   /** The introspection caller: the [apim.key_manager] credentials, or a user with the admin role. */
-  async authenticateValidator(authorization: string | undefined): Promise<string> {
+  async authenticateValidator(authorization: string | undefined, from: string): Promise<string> {
     const basic = basicCredentials(authorization);
     if (!basic) throw new InvalidClientError('HTTP Basic authentication with the key manager credentials is required');
     const v = this.o.validation;
-    if (v.password !== undefined && safeEqual(basic.id, v.username) && safeEqual(basic.secret, v.password)) return basic.id;
-    const user = await this.guard(() => this.o.users.authenticate(basic.id, basic.secret));
-    if (user && user.roles.includes(ADMIN_ROLE)) return user.username;
-    throw new InvalidClientError();
+    const name = await this.guard(() => this.backoff.attempt(basic.id, from, async () => {
+      if (v.password !== undefined && safeEqual(basic.id, v.username) && safeEqual(basic.secret, v.password)) return basic.id;
+      const user = await this.o.users.authenticate(basic.id, basic.secret);
+      return user && user.roles.includes(ADMIN_ROLE) ? user.username : undefined;
+    }));
+    if (name === undefined) throw new InvalidClientError();
+    return name;
+  }
+
+  private get backoff(): AuthBackoff {
+    return this.o.backoff;
+  }
+
+  /** The address failed authentications are counted by, for a request from `peer` (routes.ts). */
+  clientAddress(peer: string, forwardedFor: string | undefined): string {
+    return this.backoff.addressOf(peer, forwardedFor);
   }
 
   /** Store failures become 503 (unreachable) or 500; OAuth errors pass through. */
@@ -601,14 +632,25 @@ export class TokenService {
   private storeError(err: unknown): Error {
     if (err instanceof OAuthError) return err;
     const e = err as Error & { code?: string };
-    if (err instanceof StoreUnavailableError || /ECONNREFUSED|ETIMEDOUT|ECONNRESET|EPIPE|57P0|08\d\d\d/.test(String(e?.code ?? ''))
-      || /timeout exceeded when trying to connect|Connection terminated|connection error|terminating connection/i.test(e?.message ?? '')) {
-      this.o.log.error({ err: e.message }, 'token store unavailable');
+    if (isUnavailable(err)) {
+      // A full disk, a lost database or a directory that is down fails every request until it is fixed: a
+      // line per window, not per request.
+      this.warnings.error('store unavailable', { err: e.message }, 'token or user store unavailable: answering 503 temporarily_unavailable');
       return new TemporarilyUnavailableError('the token or user store is unavailable; try again');
     }
-    this.o.log.error({ err: e?.stack ?? String(err) }, 'token service failure');
+    this.warnings.error(`failure ${e?.name ?? ''} ${e?.code ?? ''}`, { err: e?.stack ?? String(err) }, 'token service failure');
     return new ServerError('internal error; see the key manager log');
   }
+
+  /** Writes the warnings still counted (the key manager stops). */
+  stop(): void {
+    this.warnings.stop();
+  }
+}
+
+/** Both token spaces, the hinted one first; an unknown hint is ignored (RFC 7009 §2.1, RFC 7662 §2.1). */
+function searchOrder(hint: string | null): readonly ('access' | 'refresh')[] {
+  return hint === 'refresh_token' ? ['refresh', 'access'] : ['access', 'refresh'];
 }
 
 function unauthorizedGrant(g: string): UnauthorizedClientError {

@@ -3,7 +3,7 @@ import type { CallRecord } from '../gateway/telemetry/types.js';
 import type { AccessLogView } from '../../conf/views/operations.js';
 import type { ServletRequestLog } from '../servlet/server.js';
 import { FileSink } from './file-sink.js';
-import { loggablePath } from './redact.js';
+import { loggablePath } from '../../transport/sensitive-fields.js';
 
 /** A finished request on a servlet port (token endpoint, admin API, health, metrics). */
 export type ServletRecord = ServletRequestLog;
@@ -77,12 +77,73 @@ export function servletLine(r: ServletRecord): string {
     + `${r.status} ${r.bytes > 0 ? r.bytes : '-'} ${quoted(r.referer)} ${quoted(r.userAgent)} ${r.durationMs.toFixed(3)} - - -\n`;
 }
 
-/** [http_access_log]: to <home>/repository/logs/http_access.log, or to the main log (useLogger). */
+/**
+ * One access record as JSON (`[http_access_log] format = "json"`): the combined line's fields by name, the
+ * time in ISO 8601. JSON.stringify escapes quotes and control characters, so a client cannot forge a line.
+ */
+export interface AccessRecord {
+  readonly time: string;
+  readonly client_ip: string;
+  readonly user: string | null;
+  readonly method: string;
+  /** Path and query, credential parameters masked. */
+  readonly path: string;
+  readonly protocol: 'HTTP/1.1';
+  readonly status: number;
+  readonly bytes: number;
+  readonly referer: string | null;
+  readonly user_agent: string | null;
+  readonly duration_ms: number;
+  /** `name:version`; null for servlet requests and calls no API matched. */
+  readonly api: string | null;
+  readonly application: string | null;
+  readonly error_code: number | null;
+  /** `gateway` (pass-through ports) or `servlet` (token, admin, health, metrics). */
+  readonly port: 'gateway' | 'servlet';
+}
+
+const orNull = (v: string): string | null => (v === '' ? null : v);
+
+export function gatewayRecord(r: CallRecord): AccessRecord {
+  return {
+    time: new Date(r.startedAt).toISOString(), client_ip: r.clientIp, user: r.auth?.user || null, method: r.method,
+    path: loggablePath(r.path, r.query), protocol: 'HTTP/1.1', status: r.status, bytes: r.bytes,
+    referer: orNull(r.referer), user_agent: orNull(r.userAgent), duration_ms: Math.round(r.durationMs * 1000) / 1000,
+    api: r.api ? `${r.api.name}:${r.api.version}` : null, application: r.auth?.application || null,
+    error_code: r.errorCode !== 0 ? r.errorCode : null, port: 'gateway',
+  };
+}
+
+export function servletRecord(r: ServletRecord): AccessRecord {
+  return {
+    time: new Date(r.startedAt).toISOString(), client_ip: r.clientIp, user: null, method: r.method,
+    path: loggablePath(r.path, r.query), protocol: 'HTTP/1.1', status: r.status, bytes: r.bytes,
+    referer: orNull(r.referer), user_agent: orNull(r.userAgent), duration_ms: Math.round(r.durationMs * 1000) / 1000,
+    api: null, application: null, error_code: null, port: 'servlet',
+  };
+}
+
+/** [http_access_log]: to <home>/repository/logs/http_access.log, or to the main log (useLogger); combined or JSON. */
 export class AccessLog {
   private readonly sink: FileSink | null;
 
   constructor(readonly view: AccessLogView, private readonly log: Logger) {
     this.sink = view.useLogger ? null : new FileSink(view.file);
+  }
+
+  gateway(r: CallRecord): void {
+    if (this.view.format === 'json') this.record(gatewayRecord(r));
+    else this.write(gatewayLine(r));
+  }
+
+  servlet(r: ServletRecord): void {
+    if (this.view.format === 'json') this.record(servletRecord(r));
+    else this.write(servletLine(r));
+  }
+
+  private record(rec: AccessRecord): void {
+    if (this.sink) this.sink.write(JSON.stringify(rec) + '\n');
+    else this.log.info({ component: 'http_access', access: rec }, 'access');
   }
 
   write(line: string): void {

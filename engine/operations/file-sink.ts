@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { pino } from 'pino';
+import type { pino } from 'pino';
+import { fileDestination } from '../log/logger.js';
 
 type Boom = ReturnType<typeof pino.destination>;
 
@@ -22,7 +23,8 @@ export class FileSink {
 
   constructor(readonly file: string) {
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    this.out = pino.destination({ dest: file, sync: false, append: true, mkdir: true });
+    // A full disk: lines wait (bounded), then are dropped; the process goes on (fileDestination).
+    this.out = fileDestination(file);
   }
 
   write(line: string): void {

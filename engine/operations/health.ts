@@ -22,6 +22,8 @@ export interface HealthSources {
   probeUserStore(): Promise<void>;
   /** Readiness: started and not stopping; a gateway-worker has its first artifacts. */
   readiness(): { readonly ready: boolean; readonly reasons: readonly string[] };
+  /** A gateway-worker: how it follows the control plane's events now (null on other nodes). */
+  eventSync?(): { readonly mode: string; readonly redis?: string; readonly since?: string } | null;
 }
 
 export interface CheckerResult {
@@ -73,6 +75,9 @@ async function checkDataSources(view: HealthCheckView, sources: readonly DataSou
     try {
       await withTimeout(ds.db.get(ds.validationQuery), CHECK_TIMEOUT_MS, ds.name);
       d['validationMs'] = Math.round((performance.now() - t0) * 10) / 10;
+      // A full disk lets reads through: what the store's own writes last saw decides too.
+      const problem = ds.db.availability.problem;
+      if (problem !== null) throw new Error(`writes fail since ${new Date(ds.db.availability.since).toISOString()}: ${problem.message}`);
       d['status'] = 'UP';
     } catch (err) {
       up = false;
@@ -113,6 +118,14 @@ export async function runHealthChecks(src: HealthSources): Promise<{ status: 'UP
   }
   for (const c of view.custom) {
     jobs.push({ order: c.order, run: async () => ({ name: c.name || 'custom', order: c.order, status: 'UP', details: { note: 'custom health checkers ([[health_checker]]) name Java classes, which Sluice does not load; not run' } }) });
+  }
+  const sync = src.eventSync?.() ?? null;
+  if (sync !== null) {
+    // Redis down is a degraded mode, not a failure: the long poll brings every event, a little later.
+    jobs.push({ order: 99, run: async () => ({
+      name: 'event_sync_health_checker', order: 99, status: 'UP',
+      details: { ...sync, ...(sync.redis === 'DOWN' ? { note: 'the Redis event subscription is down: events are followed by long poll until it is back' } : {}) },
+    }) });
   }
   jobs.sort((a, b) => a.order - b.order);
   for (const j of jobs) checkers.push(await j.run());

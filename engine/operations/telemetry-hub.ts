@@ -3,10 +3,10 @@ import type { Config } from '../../conf/config.js';
 import { accessLogView, analyticsView, metricsView, oauthView, tracingView, type AccessLogView, type AnalyticsView, type TracingView } from '../../conf/typed-config.js';
 import type { TelemetryBatch, TelemetrySettings } from '../gateway/telemetry/types.js';
 import { readCalls } from '../gateway/telemetry/call-columns.js';
-import { AccessLog, gatewayLine, servletLine, type ServletRecord } from './access-log.js';
+import { AccessLog, type ServletRecord } from './access-log.js';
 import { AnalyticsLog } from './analytics.js';
 import { NodeMetrics } from './metrics.js';
-import { SENSITIVE_HEADERS } from './redact.js';
+import { SENSITIVE_HEADERS } from '../../transport/sensitive-fields.js';
 import { reportersFor, spansOf, type SpanReporter } from './tracing.js';
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
@@ -56,6 +56,7 @@ export class TelemetryHub {
       this.tracingViewNow = tracing;
       this.serviceName = tracing.serviceName;
       if (tracing.remote.enabled) this.log.info({ collector: `${tracing.remote.host}:${tracing.remote.port}`, name: tracing.remote.name }, 'tracing: spans go to a Zipkin v2 collector');
+      if (tracing.otlp.enabled) this.log.info({ collector: tracing.otlp.endpoint, headers: Object.keys(tracing.otlp.headers) }, 'tracing: spans go to an OTLP/HTTP collector');
       if (tracing.log.enabled) this.log.info({ file: tracing.log.file }, 'tracing: spans are logged');
     }
     this.metricsEnabled = metricsView(config).enabled;
@@ -85,7 +86,7 @@ export class TelemetryHub {
       const analytics = this.analytics;
       const reporters = this.reporters;
       for (const c of readCalls(b.calls, b.thread)) {
-        if (access) access.write(gatewayLine(c));
+        if (access) access.gateway(c);
         if (analytics) analytics.write(c);
         if (reporters.length && c.trace) {
           const spans = spansOf(c, this.serviceName);
@@ -99,7 +100,7 @@ export class TelemetryHub {
 
   onServletRequest(r: ServletRecord): void {
     if (this.metricsEnabled) this.metrics.servletRequest(r);
-    this.accessLog?.write(servletLine(r));
+    this.accessLog?.servlet(r);
   }
 
   /** Follows an external rotation of the log files (SIGUSR2 / SIGHUP). */

@@ -3,13 +3,13 @@ import type { Logger } from 'pino';
 import type { TracingView } from '../../conf/views/operations.js';
 import type { CallRecord } from '../gateway/telemetry/types.js';
 import { FileSink } from './file-sink.js';
+import { OtlpReporter } from './otlp.js';
 
 /**
- * Spans of gateway calls ([apim.open_tracer]). OpenTelemetry is not a dependency (its Node 20 lines are
- * heavy for what the gateway needs): Sluice builds Zipkin JSON v2 spans itself and POSTs them in batches
- * to http://<remote_tracer.properties.hostname>:<port>/api/v2/spans with undici, or writes them, one JSON
- * span per line, to <home>/repository/logs/tracer.log with log_tracer. Any collector that takes Zipkin v2
- * JSON works (Zipkin, Jaeger's Zipkin endpoint, the OpenTelemetry Collector's zipkin receiver).
+ * Spans of gateway calls ([apim.open_tracer], [sluice.tracing.otlp]). Sluice builds Zipkin JSON v2 spans
+ * itself and POSTs them in batches to http://<remote_tracer.properties.hostname>:<port>/api/v2/spans with
+ * undici, writes them, one JSON span per line, to <home>/repository/logs/tracer.log with log_tracer, and
+ * hands the same spans to OpenTelemetry's OTLP/HTTP exporter (otlp.ts) when [sluice.tracing.otlp] is on.
  */
 export interface ZipkinSpan {
   readonly traceId: string;
@@ -191,10 +191,13 @@ export class LogTracer implements SpanReporter {
   close(): Promise<void> { return this.sink.close(); }
 }
 
-/** The reporters [apim.open_tracer] asks for (both may be on). */
+/** The reporters [apim.open_tracer] and [sluice.tracing.otlp] ask for (any of them may be on). */
 export function reportersFor(view: TracingView, log: Logger): SpanReporter[] {
   const out: SpanReporter[] = [];
   if (view.remote.enabled) out.push(new ZipkinReporter(view.remote.host, view.remote.port, view.batchIntervalMs, log));
+  if (view.otlp.enabled) {
+    out.push(new OtlpReporter({ endpoint: view.otlp.endpoint, headers: view.otlp.headers, timeoutMs: view.otlp.timeoutMs, serviceName: view.serviceName, batchIntervalMs: view.batchIntervalMs }, log));
+  }
   if (view.log.enabled) out.push(new LogTracer(view.log.file));
   return out;
 }

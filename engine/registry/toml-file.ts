@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { parse, TomlError } from 'smol-toml';
+import { SourceLocator } from '../../conf/source-locator.js';
 
 /** A problem in a declarative file, located as well as the source allows. */
 export class DeclarativeFileError extends Error {
@@ -12,6 +13,11 @@ export class DeclarativeFileError extends Error {
 
 /** Reads and parses one TOML file; syntax errors carry line and column. */
 export function readTomlFile(file: string): Record<string, unknown> {
+  return readTomlSource(file).doc;
+}
+
+/** Reads and parses one TOML file, with a locator that gives the line of a key path for later errors. */
+export function readTomlSource(file: string): { doc: Record<string, unknown>; locator: SourceLocator } {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -19,7 +25,7 @@ export function readTomlFile(file: string): Record<string, unknown> {
     throw new DeclarativeFileError(file, `cannot read: ${(err as Error).message}`);
   }
   try {
-    return parse(text) as Record<string, unknown>;
+    return { doc: parse(text) as Record<string, unknown>, locator: new SourceLocator(text) };
   } catch (err) {
     if (err instanceof TomlError) {
       throw new DeclarativeFileError(file, `TOML syntax error: ${err.message.split('\n')[0]!.replace(/^Invalid TOML document:\s*/, '')}`, err.line, err.column);
@@ -28,12 +34,18 @@ export function readTomlFile(file: string): Record<string, unknown> {
   }
 }
 
-/** Field readers that name the field and the file in their errors. */
+/** Field readers that name the field, the file and (given the source's locator) the line in their errors. */
 export class Fields {
-  constructor(readonly file: string, private readonly where: string = '') {}
+  constructor(readonly file: string, private readonly where: string = '', private readonly locator?: SourceLocator) {}
+
+  /** A problem with the key `name` (relative to this reader's table): `file:line: key.path: message`. */
+  error(name: string, message: string): DeclarativeFileError {
+    const at = `${this.where}${name}`;
+    return new DeclarativeFileError(this.file, `${at}: ${message}`, this.locator?.lineOf(at));
+  }
 
   private err(name: string, expected: string, got: unknown): DeclarativeFileError {
-    return new DeclarativeFileError(this.file, `${this.where}${name}: expected ${expected}, got ${JSON.stringify(got) ?? String(got)}`);
+    return this.error(name, `expected ${expected}, got ${JSON.stringify(got) ?? String(got)}`);
   }
 
   string(obj: Record<string, unknown>, name: string, required: true): string;
@@ -41,7 +53,7 @@ export class Fields {
   string(obj: Record<string, unknown>, name: string, required = false): string | undefined {
     const v = obj[name];
     if (v === undefined) {
-      if (required) throw new DeclarativeFileError(this.file, `${this.where}${name} is required`);
+      if (required) throw this.error(name, 'is required');
       return undefined;
     }
     if (typeof v !== 'string' || (required && v.trim() === '')) throw this.err(name, 'a string', v);
@@ -97,6 +109,6 @@ export class Fields {
   }
 
   nested(where: string): Fields {
-    return new Fields(this.file, `${this.where}${where}.`);
+    return new Fields(this.file, `${this.where}${where}.`, this.locator);
   }
 }

@@ -49,6 +49,10 @@ export interface ApiDefinition {
   readonly cors?: CorsOverride;
   /** Hard limit on calls per second to the backend across all callers (900801 when reached). */
   readonly backendMaxTps?: number;
+  /** Cap of a request body this API reads whole, bytes; default [passthru_http] max_buffered_request_body_size. */
+  readonly maxBufferedRequestBodySize?: number;
+  /** Cap of a response its out sequence holds whole, bytes; default [passthru_http] max_buffered_response_body_size. */
+  readonly maxBufferedResponseBodySize?: number;
   /** PEM certificates allowed for mutual TLS ([apimgt.mutual_ssl]). */
   readonly clientCertificates?: readonly string[];
   /** How callers may authenticate (the reference system's API `security` list); absent: oauth2 only. */

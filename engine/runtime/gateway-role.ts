@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../../conf/config.js';
-import { hostname, listenerTls, logView, mediationView, passthruListeners, passthruView, senderProxies, senderTls, tokenValidationView, websocketView } from '../../conf/typed-config.js';
+import { graphqlView, hostname, listenerTls, logView, mediationView, passthruListeners, passthruView, senderProxies, senderTls, tokenValidationView, websocketView } from '../../conf/typed-config.js';
 import { loadKeyMaterial, loadTrustedCertificates } from '../../transport/tls/key-store.js';
 import { prepareServerTls, removeGeneratedFiles, type ServerTlsMaterial } from '../../transport/tls/server-tls.js';
 import { ApiRegistry } from '../registry/api-registry.js';
@@ -112,6 +112,8 @@ export async function startGateway(config: Config, log: Logger, tls: ServerTlsMa
     tokenApi: tokenApiFront(config, tls),
     websocket: { ...ws, wssCa },
     state: threadState,
+    mediation: { respondReflectsRequestHeaders: mediation.respondReflectsRequestHeaders, maskedHeaders: [tokenValidationView(config).authHeader] },
+    graphql: graphqlView(config),
   });
   const count = passthru.ioThreads;
   if (count > os.availableParallelism()) log.warn({ ioThreads: count, cores: os.availableParallelism() }, 'more io threads than cores');

@@ -82,6 +82,9 @@ export class IoThreads {
     return ports[0] ?? {};
   }
 
+  /** io threads that died since start (each death counts once, whatever the attempts to restart it took). */
+  deaths = 0;
+
   /** io threads that died and are not (yet) running again. */
   get down(): readonly number[] {
     return [...this.restarting];
@@ -144,6 +147,7 @@ export class IoThreads {
   }
 
   private onDeath(index: number, code: number): void {
+    this.deaths++;
     this.log.error({ thread: index, code }, 'io thread exited; restarting it');
     this.restarting.add(index);
     void this.restart(index, 1);

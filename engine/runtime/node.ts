@@ -3,8 +3,8 @@ import type { Config } from '../../conf/config.js';
 import { ConfigError, formatIssue } from '../../conf/errors.js';
 import { loadConfig } from '../../conf/loader.js';
 import {
-  apimDbView, artifactSyncView, eventHubView, eventRedisView, gatewayNotificationView, healthCheckView, hostname,
-  keyManagerAccessView, logView, passthruListeners, ports, roles, senderTls, tokenValidationView,
+  apimDbView, artifactSyncView, authenticationView, eventHubView, eventRedisView, gatewayNotificationView, healthCheckView, hostname,
+  keyManagerAccessView, logView, passthruListeners, ports, roles, senderTls, superAdminView, tokenValidationView,
 } from '../../conf/typed-config.js';
 import { createLogger, setLogLevel } from '../log/logger.js';
 import { LocalEventBus, type EventBus } from '../events/event-bus.js';
@@ -12,6 +12,9 @@ import { startGateway, listenerTlsMaterial, type RunningGateway } from './gatewa
 import type { GatewayExtension } from './gateway-extension.js';
 import { startKeyManager, type RunningKeyManager } from '../keymanager/start.js';
 import { UserDirectory } from '../keymanager/users.js';
+import { AuthBackoff } from '../keymanager/auth-backoff.js';
+import { hashingStats, limitHashing } from '../keymanager/secret-hash.js';
+import { ensureSuperAdminPassword } from '../keymanager/super-admin-password.js';
 import { servletFromConfig, HttpError, type ServletServer, type ServletAddresses } from '../servlet/index.js';
 import { openStore, PostgresDb, type ApimStore } from '../store/index.js';
 import { ApiRegistry } from '../registry/api-registry.js';
@@ -30,6 +33,7 @@ import { loadTrustedCertificates } from '../../transport/tls/key-store.js';
 import { SecurityExtension, remoteIssuer, remoteJwks, type SecuritySources } from '../security/security-extension.js';
 import { startPizzaBackend } from '../sample/pizza-backend.js';
 import { removeGeneratedFiles } from '../../transport/tls/server-tls.js';
+import { warnWhenFdsDoNotFit } from './fd-budget.js';
 import { ThrottlingExtension } from '../throttling/extension.js';
 import { startTrafficManager } from '../throttling/traffic-manager.js';
 
@@ -108,6 +112,9 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
     };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
+    // A file reaching the file size limit (ulimit -f) must fail its write (EFBIG, handled like a full disk),
+    // not kill the process with SIGXFSZ's default action.
+    process.on('SIGXFSZ', () => {});
     keepAlive = setInterval(() => {}, 1 << 30);
   }
 
@@ -129,6 +136,11 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
   const tls = listenerTlsMaterial(config, log);
   const servlet = servletFromConfig(config, log.child({ component: 'servlet' }), { tls }).server;
   servlet.observe((rec) => telemetry.onServletRequest(rec));
+  telemetry.metrics.gauge('sluice_servlet_connections', 'Connections open on the servlet ports (at most [transport.http(s).properties] maxConnections each)',
+    async () => (await servlet.connections()).map((c) => ({ labels: { port: c.port }, value: c.open })));
+  telemetry.metrics.counter('sluice_servlet_connections_dropped_total', 'Connections closed at accept because a servlet port held maxConnections',
+    () => [{ labels: {}, value: servlet.droppedConnections }]);
+  warnWhenFdsDoNotFit(config, log);
   let servletStarted = false;
 
   const dataSources: DataSource[] = [];
@@ -142,14 +154,18 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
     view: () => healthCheckView(config),
     dataSources: () => dataSources,
     hasUserStore: () => userStore !== null,
+    eventSync: () => sync?.eventMode() ?? null,
     async probeUserStore() {
       if (!userStore) throw new Error('no user store on this node');
       await userStore.users.get(keyManagerAccessView(config).superAdmin.username);
     },
     readiness: () => {
       const down = gateway?.threads.down ?? [];
+      // The apim_db store failing (a full disk, PostgreSQL gone): no token can be issued, no admin change saved.
+      const storeProblem = userStore?.db.availability.problem ?? null;
       const reasons = stopping ? ['stopping'] : [...notReady, ...down.map((i) => `io thread ${i} is down (restarting)`)];
-      return { ready: ready && !stopping && down.length === 0, reasons };
+      if (!stopping && storeProblem !== null) reasons.push(`the apim_db store is unavailable: ${storeProblem.message}`);
+      return { ready: ready && !stopping && down.length === 0 && storeProblem === null, reasons };
     },
   });
 
@@ -170,8 +186,23 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
     }
     let users: UserDirectory | null = null;
     if (store) {
-      users = new UserDirectory(store);
-      if (!km) await users.ensureSuperAdmin(keyManagerAccessView(config).superAdmin, log);
+      if (km) {
+        users = km.directory;
+      } else {
+        const authentication = authenticationView(config);
+        limitHashing(authentication);
+        ensureSuperAdminPassword(superAdminView(config), log);
+        users = new UserDirectory(store, new AuthBackoff(authentication));
+        await users.ensureSuperAdmin(keyManagerAccessView(config).superAdmin, log);
+      }
+      const backoff = users.backoff;
+      const one = (value: number): { labels: Record<string, string>; value: number }[] => [{ labels: {}, value }];
+      telemetry.metrics.counter('sluice_auth_failures_total', 'Failed client and user authentications (token endpoint, admin API, internal endpoints)', () => one(backoff.failures));
+      telemetry.metrics.counter('sluice_auth_backoff_refusals_total', 'Authentications refused with 429 while their identity and address were backed off (no secret checked)', () => one(backoff.refused));
+      telemetry.metrics.gauge('sluice_auth_backoff_identities', 'Identities and client addresses with failed authentications remembered', () => one(backoff.size));
+      telemetry.metrics.gauge('sluice_auth_hashes_active', 'Password and client secret verifications (scrypt) running', () => one(hashingStats().active));
+      telemetry.metrics.gauge('sluice_auth_hashes_queued', 'Password and client secret verifications waiting for a slot', () => one(hashingStats().queued));
+      telemetry.metrics.counter('sluice_auth_hashes_refused_total', 'Verifications refused at the hashing bound (503)', () => one(hashingStats().refused));
       const hub = new EventHub(store, bus, eventHubView(config), log.child({ component: 'event-hub' }));
       await hub.start(eventRedisView(config));
       hub.mount(servlet, users);
@@ -282,6 +313,7 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
       });
       const g = gateway;
       stops.push(() => g.stop());
+      telemetry.metrics.counter('sluice_io_thread_restarts_total', 'io threads that died (an uncaught exception, a crash) and were restarted', () => [{ labels: {}, value: g.threads.deaths }]);
       if (n) {
         n.start(apis!.list());
         prestops.push(() => n.stop());

@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import type { Logger } from 'pino';
 import { ApiHandlerCode, SITUATION_FAULTS } from '../../mediation/api-handler-errors.js';
-import type { DeployedApis } from '../gateway/deployed-apis.js';
 import type { MessageContext, TokenFacts } from '../gateway/message-context.js';
 import { PhaseResult } from '../gateway/phase.js';
 import type { GatewaySecurity } from './gateway-security.js';
@@ -35,8 +34,18 @@ export class BasicAuth {
     const now = Date.now();
     const hit = this.cache.get(key, now);
     if (hit !== undefined) { ctx.token = hit; return PhaseResult.CONTINUE; }
-    this.security.callKeyManager(AUTHENTICATE_USER_PATH, { username: creds.user, password: creds.password }).then((r) => {
+    // The client's address goes along so that the key manager backs off guesses per user and client, as at
+    // its own token endpoint (the gateway itself is the caller it authenticates).
+    this.security.callKeyManager(AUTHENTICATE_USER_PATH, { username: creds.user, password: creds.password, client_address: ctx.clientIp }).then((r) => {
       if (ctx.finished) return;
+      if (r.status === 429) {
+        const retry = /^\d+$/.test(r.retryAfter ?? '') ? r.retryAfter! : '1';
+        ctx.raise(ApiHandlerCode.INVALID_BASIC_CREDENTIALS, {
+          description: `Too many failed authentications of this user from this address; retry in ${retry} s`,
+          headers: [['WWW-Authenticate', `Basic realm="${this.security.settings?.realm ?? 'Sluice'}"`], ['Retry-After', retry]],
+        });
+        return;
+      }
       if (r.status !== 200) {
         this.log.error({ status: r.status }, 'the key manager refused the Basic-auth user check');
         ctx.raise(ApiHandlerCode.AUTH_GENERAL_ERROR, { description: 'The user could not be checked' });
@@ -78,13 +87,14 @@ function decodeBasic(header: string): { user: string; password: string } | null 
  * The authorize phase for a Basic-auth caller: no application and so no subscription; the resource's
  * scopes against the user's role-bound scopes; the production endpoint.
  */
-export function authorizeBasicUser(ctx: MessageContext, token: TokenFacts, deployed: DeployedApis, security: GatewaySecurity): PhaseResult {
+export function authorizeBasicUser(ctx: MessageContext, token: TokenFacts, security: GatewaySecurity): PhaseResult {
   const scopes = ctx.resource!.def.scopes;
   if (scopes.length > 0 && !scopes.some((s) => token.scopes.includes(s))) {
     ctx.raise(ApiHandlerCode.INVALID_SCOPE, { headers: [['WWW-Authenticate', security.wwwAuthenticate('insufficient_scope', `the resource needs one of the scopes: ${scopes.join(' ')}`)]] });
     return PhaseResult.STOP;
   }
-  if (deployed.production(ctx.api!) === null) {
+  // The endpoints of the deployment the call was routed on (set by resolve-api), not the current one.
+  if ((ctx.endpoints?.production ?? null) === null) {
     const e = SITUATION_FAULTS.PRODUCTION_KEY_ERROR;
     ctx.fault({ code: e.code, status: e.status, message: e.message, description: e.description, sequence: e.sequence });
     return PhaseResult.STOP;

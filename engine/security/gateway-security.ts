@@ -1,3 +1,4 @@
+import { RepeatedWarnings } from '../log/repeated-warnings.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -94,8 +95,11 @@ export class GatewaySecurity {
   readonly wwwAuthenticate: (error: string | null, description: string) => string;
   /** Access tokens of [[apim.jwt.issuer]] issuers. */
   readonly external: ExternalTokens;
+  /** Failures that come once per call (the key manager unreachable): one line per window, with a count. */
+  private readonly warnings: RepeatedWarnings;
 
   constructor(state: SharedStateReceiver, readonly log: Logger, private readonly askMain: (payload: unknown) => void) {
+    this.warnings = new RepeatedWarnings(log);
     this.wwwAuthenticate = (error, description) => {
       const realm = this.settings?.realm ?? 'Sluice';
       return error === null ? `Bearer realm="${realm}"` : `Bearer realm="${realm}", error="${error}", error_description="${description.replace(/"/g, "'")}"`;
@@ -254,7 +258,7 @@ export class GatewaySecurity {
         accept(ctx, token, r.claims);
       },
       (err: Error) => {
-        this.log.error({ err: err.message }, 'token verification worker failed');
+        this.warnings.error('verify worker', { err: err.message }, 'token verification worker failed');
         if (!ctx.finished) ctx.raise(900900, { description: 'The access token could not be validated' });
       },
     );
@@ -349,7 +353,7 @@ export class GatewaySecurity {
       const text = await res.body.text();
       if (ctx.finished) return;
       if (res.statusCode !== 200) {
-        this.log.error({ status: res.statusCode }, 'key validation call refused');
+        this.warnings.error('introspection refused', { status: res.statusCode }, 'key validation call refused');
         ctx.raise(900900, { description: 'The key manager refused the key validation call' });
         return;
       }
@@ -375,20 +379,21 @@ export class GatewaySecurity {
       });
     }, (err: Error) => {
       if (ctx.finished) return;
-      this.log.error({ err: err.message, url: s.introspection.url }, 'the key manager cannot be reached for key validation');
+      this.warnings.error('introspection unreachable', { err: err.message, url: s.introspection.url }, 'the key manager cannot be reached for key validation');
       ctx.raise(900900, { description: 'The key manager cannot be reached to validate the access token' });
     });
   }
 
   /** POSTs a form to the key manager's origin with the key-validation credentials (Basic-auth user checks). */
-  async callKeyManager(path: string, form: Record<string, string>): Promise<{ status: number; text: string }> {
+  async callKeyManager(path: string, form: Record<string, string>): Promise<{ status: number; text: string; retryAfter: string | undefined }> {
     const s = this.settings!;
     const res = await this.introspection!.request({
       path, method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: s.introspection.authorization },
       body: new URLSearchParams(form).toString(), headersTimeout: 10_000, bodyTimeout: 10_000,
     });
-    return { status: res.statusCode, text: await res.body.text() };
+    const retryAfter = res.headers['retry-after'];
+    return { status: res.statusCode, text: await res.body.text(), retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
   }
 
   /** Whether a token (its jti, or the hash of an opaque token) has been revoked: WebSocket sessions ask on each message. */
@@ -404,6 +409,7 @@ export class GatewaySecurity {
 
   stop(): void {
     clearInterval(this.timer);
+    this.warnings.stop();
     void this.workers?.destroy();
     void this.introspection?.close();
   }

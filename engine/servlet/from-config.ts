@@ -26,6 +26,7 @@ export function servletFromConfig(config: Config, log: Logger, o: ServletFromCon
     host: o.host ?? v.bindAddress,
     maxBodySize: v.maxBodySize,
     headersTimeout: v.headersTimeout,
+    requestTimeout: v.requestTimeout,
     gracefulStopTimeout: v.gracefulStopTimeout,
     https: {
       ...v.https, port: o.httpsPort ?? v.https.port,

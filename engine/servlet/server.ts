@@ -14,8 +14,10 @@ export interface ServletConnectorOptions {
   /** 0 picks a free port (tests). */
   readonly port: number;
   readonly maxHeaderSize?: number;
-  /** ms the whole request may take to arrive; 0: no limit. */
+  /** ms a request's body may take to arrive (connectionUploadTimeout); 0: only requestTimeout bounds it. */
   readonly uploadTimeout?: number;
+  /** Connections held at once; beyond, new ones are closed at accept. Absent: no limit. */
+  readonly maxConnections?: number;
   readonly keepAliveTimeout?: number;
   /** Requests per connection; 0: no limit. */
   readonly maxKeepAliveRequests?: number;
@@ -42,8 +44,10 @@ export interface ServletServerOptions {
   readonly http?: ServletConnectorOptions;
   /** Default body limit of the routes, bytes (default 1 MiB). */
   readonly maxBodySize?: number;
-  /** ms a client has to send the request head (default 20 s). */
+  /** ms a client has to send the request head (default 10 s). */
   readonly headersTimeout?: number;
+  /** ms a client has to send the whole request (default 20 s); the connector's uploadTimeout, when shorter, wins. */
+  readonly requestTimeout?: number;
   /** ms requests in flight may take to finish on stop (default 10 s). */
   readonly gracefulStopTimeout?: number;
 }
@@ -72,7 +76,7 @@ export interface ServletAddresses {
 
 const ERROR_NAMES: Record<number, string> = {
   400: 'invalid_request', 404: 'not_found', 405: 'method_not_allowed', 408: 'request_timeout',
-  413: 'payload_too_large', 415: 'unsupported_media_type', 431: 'request_header_fields_too_large', 500: 'server_error',
+  413: 'payload_too_large', 415: 'unsupported_media_type', 429: 'too_many_requests', 431: 'request_header_fields_too_large', 500: 'server_error',
   503: 'temporarily_unavailable',
 };
 
@@ -98,13 +102,15 @@ export class ServletServer {
   constructor(private readonly options: ServletServerOptions) {
     this.log = options.log;
     this.maxBodySize = options.maxBodySize ?? 1024 * 1024;
-    const headersTimeout = options.headersTimeout ?? 20_000;
+    const headersTimeout = options.headersTimeout ?? 10_000;
     const make = (name: 'https' | 'http', c: ServletConnectorOptions, tls?: ServletTlsOptions): void => {
       const upload = c.uploadTimeout ?? 120_000;
+      const whole = options.requestTimeout ?? 20_000;
       const common: http.ServerOptions = {
         maxHeaderSize: c.maxHeaderSize ?? 8192,
-        // node requires headersTimeout <= requestTimeout when the latter is set.
-        requestTimeout: upload > 0 ? Math.max(upload, headersTimeout) : 0,
+        // A slow body holds a connection (and a file descriptor) for at most this long, then gets 408. Node
+        // requires headersTimeout <= requestTimeout.
+        requestTimeout: Math.max(upload > 0 ? Math.min(upload, whole) : whole, headersTimeout),
         headersTimeout,
         keepAliveTimeout: c.keepAliveTimeout ?? 60_000,
         connectionsCheckingInterval: Math.min(1000, headersTimeout),
@@ -119,6 +125,10 @@ export class ServletServer {
         }, handler)
         : http.createServer(common, handler);
       if (c.maxKeepAliveRequests) server.maxRequestsPerSocket = c.maxKeepAliveRequests;
+      // Beyond the cap node closes a new connection at accept (before a TLS handshake): the port cannot
+      // take the process's file descriptors from the gateway.
+      if (c.maxConnections !== undefined) server.maxConnections = c.maxConnections;
+      server.on('drop', () => this.onDrop(name, c));
       server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => this.onClientError(err, socket));
       server.on('tlsClientError', (err: Error) => this.log.debug({ err: err.message }, 'TLS handshake failed'));
       server.on('error', (err: Error) => { if (this.started) this.log.error({ err: err.message, port: c.port }, 'servlet listener error'); });
@@ -160,6 +170,13 @@ export class ServletServer {
     return { ...this.bound };
   }
 
+  /** Connections open on each port now (metrics). */
+  async connections(): Promise<{ port: 'https' | 'http'; open: number }[]> {
+    return Promise.all(this.servers.map((s) => new Promise<{ port: 'https' | 'http'; open: number }>((resolve) => {
+      s.server.getConnections((err, n) => resolve({ port: s.name, open: err ? 0 : n }));
+    })));
+  }
+
   /** Stops accepting, lets requests in flight finish (up to the graceful timeout), then closes every connection. */
   async stop(): Promise<void> {
     if (this.stopping) return;
@@ -183,10 +200,32 @@ export class ServletServer {
     await Promise.all(closed);
   }
 
+  /** Connections closed at accept because a port held maxConnections, since start (metrics). */
+  get droppedConnections(): number {
+    return this.dropped;
+  }
+
+  private dropped = 0;
+  private droppedLogged = 0;
+  private dropLogAt = 0;
+
+  /** A connection closed at accept: counted, and logged at most every 10 s with the count since the last line. */
+  private onDrop(name: 'https' | 'http', c: ServletConnectorOptions): void {
+    this.dropped++;
+    const now = Date.now();
+    if (now - this.dropLogAt < 10_000) return;
+    this.dropLogAt = now;
+    this.log.warn({ port: name, maxConnections: c.maxConnections, dropped: this.dropped - this.droppedLogged },
+      'servlet port at maxConnections: new connections are closed at accept ([transport.http(s).properties] maxConnections)');
+    this.droppedLogged = this.dropped;
+  }
+
   private onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
     const code = err.code ?? '';
     this.log.debug({ code, err: err.message }, 'bad request on a servlet port');
-    if (!socket.writable || (socket as Socket & { _httpMessage?: unknown })._httpMessage) { socket.destroy(); return; }
+    // A request timed out while its handler waited for the body: answer 408 unless the answer has begun.
+    const pending = (socket as Socket & { _httpMessage?: http.ServerResponse })._httpMessage;
+    if (!socket.writable || (pending && pending.headersSent)) { socket.destroy(); return; }
     const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const reason = http.STATUS_CODES[status] ?? 'Bad Request';
     const body = JSON.stringify({ error: ERROR_NAMES[status], error_description: status === 400 ? 'malformed HTTP request' : reason });

@@ -12,8 +12,10 @@ import { EventTable } from './events.js';
 import { RoleTable } from './roles.js';
 import { AuthorizationCodeTable } from './authorization-codes.js';
 import { ApiKeyTable } from './api-keys.js';
+import { RepeatedWarnings } from '../log/repeated-warnings.js';
 
 export * from './db.js';
+export { StoreAvailability } from './availability.js';
 export { MIGRATIONS, migrate, type Migration } from './migrations/index.js';
 export { UserTable, type UserRecord, type UserClaims, type UserWrite } from './users.js';
 export { RoleTable, type RoleRecord } from './roles.js';
@@ -72,7 +74,9 @@ export async function openStore(view: DatabaseView, log: Logger): Promise<ApimSt
       throw new StoreUnavailableError(`the embedded store ${view.file} cannot be opened: ${(err as Error).message}`, err);
     }
   } else if (view.kind === 'postgres') {
-    const pgDb = new PostgresDb(view, (err) => log.warn({ err: err.message }, 'PostgreSQL connection lost (the pool reconnects)'));
+    // Every idle connection of the pool reports the loss when the server goes: one line, with a count.
+    const warnings = new RepeatedWarnings(log);
+    const pgDb = new PostgresDb(view, (err) => warnings.warn('idle connection lost', { err: err.message }, 'PostgreSQL connection lost (the pool reconnects)'));
     try {
       await pgDb.check(view.validationQuery);
     } catch (err) {
@@ -90,5 +94,16 @@ export async function openStore(view: DatabaseView, log: Logger): Promise<ApimSt
     throw err;
   }
   log.info({ db: db.description, dialect: db.dialect }, 'apim_db store open');
+  const where = db.description;
+  // A disk that is nearly full lets a write through now and then: the store flaps, the log says it once a window.
+  const transitions = new RepeatedWarnings(log);
+  db.availability.onChange = (problem, downMs, failures) => {
+    if (problem !== null) {
+      transitions.error('down', { db: where, err: problem.message },
+        'the store is unavailable: requests that need it answer 503 (temporarily_unavailable) and /health/ready is DOWN until a write goes through again');
+    } else {
+      transitions.info('up', { db: where, downMs, failures }, 'the store is available again');
+    }
+  };
   return new ApimStore(db);
 }

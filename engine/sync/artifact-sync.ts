@@ -35,8 +35,10 @@ type Kind = RegistryChangedEvent['kind'];
  *    the gateway starts with the replica of its last run (or the local API files only) and the follower
  *    below keeps trying.
  * 2. Then it follows the event hub (GET /internal/data/v1/events?after=<revision>): a long poll, or, with
- *    [apim.redis_config] enabled, a fetch whenever Redis announces an event plus a poll every
- *    [sluice.event_hub] poll_interval. A `registry.changed` event pulls that kind again; a `token.revoked`
+ *    [apim.redis_config] enabled and the Redis subscription up, a fetch whenever Redis announces an event
+ *    plus a poll every [sluice.event_hub] poll_interval. While the subscription is down it long-polls (a
+ *    revocation must not wait for the poll interval), says so in the log and the health check, and goes back
+ *    to Redis once it is up again. A `registry.changed` event pulls that kind again; a `token.revoked`
  *    event is kept in the replica. Each applied change is published on this node's bus, as the same event,
  *    for the gateway's subsystems. A follower too far behind (pruned events) pulls everything again.
  */
@@ -50,6 +52,8 @@ export class ArtifactSync {
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
   private redis: RedisEventSubscriber | null = null;
+  /** The Redis subscription was lost (or not up at start): its return is logged. */
+  private redisLost = false;
   private stopped = false;
   private announced = 0;
 
@@ -123,15 +127,35 @@ export class ArtifactSync {
       this.redis = await RedisEventSubscriber.open(this.o.redis, this.o.log, (id) => {
         if (id > this.announced) this.announced = id;
         this.wake?.();
+      }, (up) => {
+        if (this.stopped) return;
+        // The first subscription at start is not news; a return after a loss (or a late first one) is.
+        if (up && this.redisLost) this.o.log.info('Redis event subscription is up: following the control plane by its announcements again');
+        if (!up) this.o.log.warn('Redis event subscription is down: following the control plane by long poll until it is back');
+        this.redisLost = !up;
+        // A follower waiting for an announcement that cannot come any more goes to the long poll now.
+        this.wake?.();
       });
+      if (!this.redis.up) {
+        this.redisLost = true;
+        this.o.log.warn('Redis event subscription is not up yet: following the control plane by long poll until it is');
+      }
     }
     this.loop = this.follow();
   }
 
+  /** How events are followed now, for the health check. */
+  eventMode(): { readonly mode: 'redis' | 'long-poll'; readonly redis?: 'UP' | 'DOWN'; readonly since?: string } {
+    const r = this.redis;
+    if (r === null) return { mode: 'long-poll' };
+    return { mode: r.up ? 'redis' : 'long-poll', redis: r.up ? 'UP' : 'DOWN', since: new Date(r.since).toISOString() };
+  }
+
   private async follow(): Promise<void> {
     let failures = 0;
-    const viaRedis = this.o.redis.enabled;
     while (!this.stopped) {
+      // Decided on every round: Redis announcements while the subscription is up, the long poll otherwise.
+      const viaRedis = this.redis?.up === true;
       try {
         if (!this.synced) {
           await this.fullPull(true);

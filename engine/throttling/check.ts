@@ -1,22 +1,16 @@
-import fs from 'node:fs';
-import path from 'node:path';
+import { declarativeFiles, type FileCheck } from '../registry/check.js';
 import { readPolicyFile } from './policy-file.js';
 
 /** `sluice check-config`: every policy file's problems (file, line, key path), one message per bad file. */
-export function checkPolicyFiles(dir: string): string[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir).filter((n) => n.endsWith('.toml') && !n.startsWith('.')).sort();
-  } catch {
-    return [];
-  }
-  const problems: string[] = [];
-  for (const n of names) {
+export function checkPolicyFiles(dir: string): FileCheck {
+  const errors: string[] = [];
+  const files = declarativeFiles(dir);
+  for (const file of files) {
     try {
-      readPolicyFile(path.join(dir, n));
+      readPolicyFile(file);
     } catch (err) {
-      problems.push((err as Error).message);
+      errors.push((err as Error).message);
     }
   }
-  return problems;
+  return { errors, warnings: [], files: files.length };
 }

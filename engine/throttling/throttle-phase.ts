@@ -1,3 +1,4 @@
+import { RepeatedWarnings } from '../log/repeated-warnings.js';
 import diagnostics from 'node:diagnostics_channel';
 import type { Logger } from 'pino';
 import type { AuthContext, MessageContext } from '../gateway/message-context.js';
@@ -56,7 +57,8 @@ export class ThrottlePhase implements GatewayPhase {
   private apiInfo = new WeakMap<ApiDefinition, ApiInfo>();
   private pendingKeys: (number | string)[] = [];
   private flushScheduled = false;
-  private fullWarnedAt = 0;
+  /** The per-call warnings below, one line a minute per kind with the count of the others. */
+  private readonly warnings: RepeatedWarnings;
   private bandwidthSubscribed = false;
   /** Per slot, the policy revision this thread last described it under (SPAN, LIMIT words). */
   private described = new Int32Array(0);
@@ -83,6 +85,7 @@ export class ThrottlePhase implements GatewayPhase {
   private decisionAuth: AuthContext | null = null;
 
   constructor(state: SharedStateReceiver, private readonly log: Logger) {
+    this.warnings = new RepeatedWarnings(log, { windowMs: 60_000 });
     state.on(STATE_COUNTERS, (v) => this.useCounters(v as CountersState));
     state.on(STATE_POLICIES, (v) => this.usePolicies(v as PolicySnapshot));
   }
@@ -506,15 +509,12 @@ export class ThrottlePhase implements GatewayPhase {
     try {
       this.channel?.postMessage(m);
     } catch (err) {
-      this.log.warn({ err: (err as Error).message }, 'throttle report to the main thread failed');
+      this.warnings.warn('report', { err: (err as Error).message }, 'throttle report to the main thread failed');
     }
   }
 
   private tableFull(): void {
-    const now = Date.now();
-    if (now - this.fullWarnedAt < 60_000) return;
-    this.fullWarnedAt = now;
-    this.log.warn({ slots: this.table!.mask + 1 }, 'throttle counter table full: some calls are not counted (raise apim.throttling.counter_table_size)');
+    this.warnings.warn('table full', { slots: this.table!.mask + 1 }, 'throttle counter table full: some calls are not counted (raise apim.throttling.counter_table_size)');
   }
 
   /** Bandwidth policies: the response's bytes are charged when the call ends. */

@@ -125,7 +125,7 @@ export class WebSocketGateway implements RelayFilter<WsSession>, RelayListener<W
    * header), and the connection closes after it.
    */
   upgrade(x: ClientExchange): void {
-    const match = this.host.deployed.router.findApi(x.head.path);
+    const match = this.host.deployed.current.router.findApi(x.head.path);
     if (match === null || match.api.def.type !== 'WS') {
       x.head.keepAlive = false;
       this.host.onRequest(x);
@@ -267,7 +267,7 @@ export class WebSocketGateway implements RelayFilter<WsSession>, RelayListener<W
   private dropped(relay: Relay, error: string, faultBody: Buffer | null, faultBinary: boolean): void {
     const s = relay.meta;
     s.mediationDrops++;
-    if (error !== '') this.host.log.warn({ session: s.id, api: s.api.id, err: error }, 'a WebSocket dispatch sequence failed: message dropped');
+    if (error !== '') this.host.warnings.warn(`ws dispatch ${s.api.id}`, { session: s.id, api: s.api.id, err: error }, 'a WebSocket dispatch sequence failed: message dropped');
     if (faultBody !== null) relay.toClient(faultBody, faultBinary);
   }
 

@@ -216,6 +216,10 @@ const CASES: Readonly<Record<string, Case>> = {
     toml: `${MINIMAL}[apim.cors]\nallow_credentials = true\n`, code: 2, line: 4, path: 'apim.cors.allow_credentials',
     says: [/allow_credentials = true needs explicit allow_origins, not "\*"/],
   },
+  'rule: allow_credentials with origin null': {
+    toml: `${MINIMAL}[apim.cors]\nallow_origins = ["https://app.example", "null"]\nallow_credentials = true\n`, code: 2, line: 5, path: 'apim.cors.allow_credentials',
+    says: [/cannot be combined with the origin "null"/],
+  },
   'rule: both token caches': {
     toml: `${MINIMAL}[apim.cache.km_token]\nenable = true\n`, code: 2, line: 4, path: 'apim.cache.km_token.enable',
     says: [/either the gateway token cache .* or the key manager token cache .*not both/],
@@ -311,8 +315,8 @@ t.test('a bad command line is one line of usage, exit 2', async (t) => {
 });
 
 t.test('--help', async (t) => {
-  const r = await sluice(['--help']);
+  const r = await sluice(['check-config', '--help']);
   t.equal(r.code, 0);
   t.match(r.stdout, /sluice check-config \[--home DIR\] \[--strict\] \[--print\]/);
-  t.match(r.stdout, /--strict {2}unknown keys are errors/);
+  t.match(r.stdout, /--strict {10}unknown deployment\.toml keys are errors/);
 });

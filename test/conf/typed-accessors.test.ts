@@ -160,7 +160,8 @@ t.test('the views return what the file says', async (t) => {
   t.same(oauth.allowedScopes, ['^internal_.*', '^device_.*', 'openid']);
   t.same(oauth.grantEnabled, { client_credentials: true, password: false, refresh_token: true, authorization_code: true, saml_bearer: true, iwa_ntlm: true, jwt_bearer: true, kerberos: false });
   t.same(tokenPersistenceView(c), { cleanupEnabled: true, retainForAudit: true, cleanupInterval: 600_000, persistencePoolSize: 4, retryCountOnPersistenceFailures: 5 });
-  t.same(keyManagerAccessView(c), { superAdmin: { username: 'root', password: 'r00t', create: false }, validation: { username: 'root', password: 'r00t' }, applicationsRescanInterval: 5000 });
+  t.same(keyManagerAccessView(c), { superAdmin: { username: 'root', password: 'r00t', create: false, passwordSource: 'config', generatedPasswordFile: path.join(HOME, 'repository/resources/security/super_admin.password') },
+    validation: { username: 'root', password: 'r00t' }, applicationsRescanInterval: 5000 });
   t.match(servletView(c), { bindAddress: '0.0.0.0', https: { port: 9501, maxHeaderSize: 16384, uploadTimeout: 0, keepAliveTimeout: 60_000 }, http: { port: 9764, uploadTimeout: 120_000 } });
   t.same(revocationView(c), { realtimeNotifier: false, realtimeTtl: 2000, persistentNotifier: false });
   t.match(tokenValidationView(c), { authHeader: 'authorization', cacheExpiryMs: 300_000, cacheMaxEntries: 500, jwksUrl: 'https://km.example.com:9443/oauth2/jwks',

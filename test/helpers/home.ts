@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'smol-toml';
@@ -35,13 +36,34 @@ export interface TestHome {
   cleanup(): void;
 }
 
+/** The files of home/ that git tracks: what a fresh clone's default home holds. */
+export function trackedHomeFiles(): string[] {
+  return execFileSync('git', ['ls-files', '-z', 'home'], { cwd: PROJECT, encoding: 'utf8' }).split('\0').filter(Boolean);
+}
+
+export interface MakeHomeOptions {
+  /**
+   * The home exactly as a fresh clone has it (the files git tracks), with no test credentials: for tests of
+   * what a default home does. Otherwise the working copy's home/ without runtime data and generated secrets.
+   */
+  readonly fresh?: boolean;
+}
+
 /**
  * A throwaway home made from the project's own home/: its deployment.toml merged with `conf`, free ports
  * on 127.0.0.1 for every listener, JSON logs to a file only, and extra files (API definitions...).
  */
-export async function makeHome(conf: Record<string, unknown> = {}, files: Record<string, string> = {}): Promise<TestHome> {
+export async function makeHome(conf: Record<string, unknown> = {}, files: Record<string, string> = {}, opts: MakeHomeOptions = {}): Promise<TestHome> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-test-home-'));
-  fs.cpSync(path.join(PROJECT, 'home'), dir, { recursive: true, filter: (p) => !/repository\/(database|logs)(\/|$)|resources\/security\/(generated|sluice-tls)/.test(p) });
+  if (opts.fresh) {
+    for (const f of trackedHomeFiles()) {
+      const to = path.join(dir, path.relative('home', f));
+      fs.mkdirSync(path.dirname(to), { recursive: true });
+      fs.copyFileSync(path.join(PROJECT, f), to);
+    }
+  } else {
+    fs.cpSync(path.join(PROJECT, 'home'), dir, { recursive: true, filter: (p) => !/repository\/(database|logs)(\/|$)|resources\/security\/./.test(p) });
+  }
   const ports = { http: await freePort(), https: await freePort(), servletHttp: await freePort(), servletHttps: await freePort() };
   const confPath = path.join(dir, 'repository/conf/deployment.toml');
   const base = parse(fs.readFileSync(confPath, 'utf8')) as Record<string, unknown>;
@@ -55,6 +77,8 @@ export async function makeHome(conf: Record<string, unknown> = {}, files: Record
     },
     passthru_http: { io_threads_per_reactor: 1 },
     sluice: { log: { console: false, format: 'json', level: 'debug' } },
+    // Tests set the administrator's credentials themselves, as an operator would: a default home has none.
+    ...(opts.fresh ? {} : { super_admin: { username: 'admin', password: 'admin' } }),
   });
   merge(base, conf);
   fs.writeFileSync(confPath, stringify(base));
@@ -94,7 +118,7 @@ ${o.sandbox ? `sandbox = "${o.sandbox}"` : ''}
 }
 
 /** An API definition file (the agreed format) with open resources for the given verbs. */
-export function apiToml(o: { name: string; context: string; production?: string; sandbox?: string; version?: string; state?: string; verbs?: string[]; template?: string; extra?: string; authType?: string }): string {
+export function apiToml(o: { name: string; context: string; production?: string; sandbox?: string; version?: string; type?: string; state?: string; verbs?: string[]; template?: string; extra?: string; authType?: string }): string {
   const verbs = o.verbs ?? ['GET', 'POST', 'PUT', 'DELETE', 'HEAD', 'PATCH'];
   return `${apiHeadToml(o)}${verbs.map((v) => `[[resources]]
 verb = "${v}"

@@ -148,4 +148,18 @@ auth_type = "${auth}"
   t.equal(wrong.text, unknown.text, 'an unknown user and a wrong password get the same body');
   t.equal((await gwRequest(s.url('/basic/1.0.0/write'), { headers: { authorization: basic('alice', 'alice-secret-1') } })).status, 200, 'alice\'s role binds menu:write');
   t.equal(faultOf(await gwRequest(s.url('/basic/1.0.0/write'), { headers: { authorization: basic('bob', 'bob-secret-1') } }))?.code, 900910, 'bob has no role with menu:write');
+
+  // Password guessing through an API's Basic auth backs off like the token endpoint (5 free failures, then
+  // 1 s doubled): carol's right password is refused while the back-off lasts, and nothing reaches the
+  // backend. (carol has never been served, so no remembered success answers for the key manager.)
+  t.equal((await admin('POST', '/users', { username: 'carol', password: 'carol-secret-1', roles: [] })).status, 201, 'carol is created');
+  for (let i = 0; i < 6; i++) await gwRequest(s.url('/basic/1.0.0/menu'), { headers: { authorization: basic('carol', `guess-${i}`) } });
+  backend.reset();
+  const backedOff = await gwRequest(s.url('/basic/1.0.0/menu'), { headers: { authorization: basic('carol', 'carol-secret-1') } });
+  t.equal(faultOf(backedOff)?.code, 900911, `guessing carol's password: backed off (${backedOff.text})`);
+  t.ok(Number(backedOff.headers['retry-after']) >= 1, `Retry-After: ${backedOff.headers['retry-after']}`);
+  t.equal(backend.seen.length, 0, 'nothing reached the backend');
+  t.equal((await gwRequest(s.url('/basic/1.0.0/write'), { headers: { authorization: basic('alice', 'alice-secret-1') } })).status, 200, 'another user is served meanwhile');
+  await new Promise((r) => setTimeout(r, 1100));
+  t.equal((await gwRequest(s.url('/basic/1.0.0/menu'), { headers: { authorization: basic('carol', 'carol-secret-1') } })).status, 200, 'after the back-off carol is served');
 });

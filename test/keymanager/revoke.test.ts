@@ -50,19 +50,27 @@ t.test('revoking an access token: RevokedAccessToken only; the event is applied 
   t.ok(e.expiresAt > Date.now() + 3000_000 && e.revokedAt <= Date.now(), 'expiresAt and revokedAt');
 });
 
-t.test('token_type_hint: only the named space is searched (seed rule 2)', async (t) => {
+t.test('token_type_hint naming the wrong space still revokes: the hinted space is searched first, then the other (RFC 7009 §2.1)', async (t) => {
   const k = await startTestKeyManager(t);
-  const pw = await k.token({ grant_type: 'password', username: 'admin', password: 'admin' });
-  const wrongSpace = await k.post('/oauth2/revoke', { token: pw.json.refresh_token, token_type_hint: 'access_token' }, AUTH);
-  t.equal(wrongSpace.status, 200);
-  t.notOk(wrongSpace.headers['revokedaccesstoken'], 'a refresh token is not found in the access-token space');
-  t.equal((await k.introspect(pw.json.access_token)).json.active, true, 'nothing revoked');
-  const wrongSpace2 = await k.post('/oauth2/revoke', { token: pw.json.access_token, token_type_hint: 'refresh_token' }, AUTH);
-  t.notOk(wrongSpace2.headers['revokedaccesstoken']);
-  t.equal((await k.introspect(pw.json.access_token)).json.active, true);
-  const right = await k.post('/oauth2/revoke', { token: pw.json.refresh_token, token_type_hint: 'refresh_token' }, AUTH);
-  t.ok(right.headers['revokedrefreshtoken']);
-  t.equal((await k.introspect(pw.json.access_token)).json.active, false);
+  const a = await k.token({ grant_type: 'password', username: 'admin', password: 'admin' });
+  const refreshAsAccess = await k.post('/oauth2/revoke', { token: a.json.refresh_token, token_type_hint: 'access_token' }, AUTH);
+  t.equal(refreshAsAccess.status, 200);
+  t.equal(refreshAsAccess.headers['revokedrefreshtoken'], a.json.refresh_token, 'a refresh token hinted as an access token is found');
+  t.equal(refreshAsAccess.headers['revokedaccesstoken'], decodeJwt(a.json.access_token).payload.jti);
+  t.equal((await k.introspect(a.json.access_token)).json.active, false, 'its access token is dead');
+  t.equal((await k.token({ grant_type: 'refresh_token', refresh_token: a.json.refresh_token })).status, 400, 'the refresh token no longer works');
+
+  const b = await k.token({ grant_type: 'password', username: 'admin', password: 'admin' });
+  const accessAsRefresh = await k.post('/oauth2/revoke', { token: b.json.access_token, token_type_hint: 'refresh_token' }, AUTH);
+  t.equal(accessAsRefresh.status, 200);
+  t.equal(accessAsRefresh.headers['revokedaccesstoken'], decodeJwt(b.json.access_token).payload.jti, 'an access token hinted as a refresh token is found');
+  t.notOk(accessAsRefresh.headers['revokedrefreshtoken'], 'it was found in the access-token space');
+  t.equal((await k.introspect(b.json.access_token)).json.active, false);
+
+  const c = await k.token({ grant_type: 'password', username: 'admin', password: 'admin' });
+  const right = await k.post('/oauth2/revoke', { token: c.json.refresh_token, token_type_hint: 'refresh_token' }, AUTH);
+  t.equal(right.headers['revokedrefreshtoken'], c.json.refresh_token, 'control: the right hint');
+  t.equal((await k.introspect(c.json.access_token)).json.active, false);
 });
 
 t.test('RFC 7009: an unknown token answers 200 with nothing revoked; revoking twice is fine', async (t) => {

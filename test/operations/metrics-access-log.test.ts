@@ -34,7 +34,8 @@ t.test('known calls: Prometheus series, one access log line each, analytics even
     headers: { authorization: `Bearer ${SECRETS[1]}`, cookie: `sid=${SECRETS[2]}`, apikey: SECRETS[3]!, 'user-agent': 'test-agent/1.0', referer: 'http://ref.example/p' },
   });
   t.equal(r1.status, 200);
-  t.equal((await request(s.url('/metered/1.0.0/b'), { method: 'POST', body: 'hello', headers: { 'content-type': 'text/plain' } })).status, 200);
+  const r2 = await request(s.url('/metered/1.0.0/b'), { method: 'POST', body: 'hello', headers: { 'content-type': 'text/plain' } });
+  t.equal(r2.status, 200);
   t.equal((await request(s.url('/nowhere/at/all'))).status, 404);
   t.equal(faultOf(await request(s.url('/blocked/1.0.0/x')))?.code, 700700);
   t.equal(faultOf(await request(s.url('/dead/1.0.0/x')))?.code, 101503);
@@ -44,13 +45,14 @@ t.test('known calls: Prometheus series, one access log line each, analytics even
   t.equal(m.status, 200);
   t.match(m.headers['content-type'], /^text\/plain; version=0\.0\.4/);
   const text = m.text;
-  t.equal(sample(text, 'sluice_gateway_requests_total', { api: 'Metered', version: '1.0.0', status: '200' }), 2, 'requests by API and status');
-  t.equal(sample(text, 'sluice_gateway_requests_total', { api: '-', status: '404' }), 1, 'a call to no API');
-  t.equal(sample(text, 'sluice_gateway_requests_total', { api: 'Blocked', status: '503' }), 1);
-  t.equal(sample(text, 'sluice_gateway_rejected_total', { api: 'Blocked', code: '700700' }), 1, 'rejected calls by fault code');
-  t.equal(sample(text, 'sluice_gateway_rejected_total', { api: '-', code: '404' }), 1);
-  t.equal(sample(text, 'sluice_gateway_faults_total', { api: 'Dead', code: '101503' }), 1);
-  t.equal(sample(text, 'sluice_gateway_rejected_total', { api: 'Dead' }), undefined, 'a backend failure is not a rejection');
+  t.equal(sample(text, 'sluice_gateway_requests_total', { api: 'Metered', version: '1.0.0', status: '200', code: '' }), 2, 'requests by API and status, no error code');
+  t.equal(sample(text, 'sluice_gateway_requests_total', { api: '-', status: '404', code: '404' }), 1, 'a call to no API');
+  t.equal(sample(text, 'sluice_gateway_requests_total', { api: 'Blocked', status: '503', code: '700700' }), 1, 'status and error code are two labels');
+  t.equal(sample(text, 'sluice_gateway_faults_total', { api: 'Blocked', code: '700700', kind: 'rejected' }), 1, 'rejected calls by fault code');
+  t.equal(sample(text, 'sluice_gateway_faults_total', { api: '-', code: '404', kind: 'rejected' }), 1);
+  t.equal(sample(text, 'sluice_gateway_faults_total', { api: 'Dead', code: '101503', kind: 'other' }), 1, 'a backend failure is not a rejection');
+  t.equal(sample(text, 'sluice_gateway_response_bytes_total', { api: 'Metered', version: '1.0.0' }), r1.text.length + r2.text.length, 'response body bytes');
+  t.equal(sample(text, 'sluice_gateway_request_bytes_total', { api: 'Metered', version: '1.0.0' }), 5, 'request body bytes (the POST\'s "hello")');
   t.equal(sample(text, 'sluice_gateway_transport_errors_total', { code: '101503', base: '101503', state: 'REQUEST_READY' }), 1, 'transport errors by code and protocol state');
   t.match(text, /# TYPE sluice_gateway_request_duration_seconds histogram/);
   t.equal(sample(text, 'sluice_gateway_request_duration_seconds_count', { api: 'Metered', version: '1.0.0' }), 2, 'latency histogram');
@@ -61,7 +63,7 @@ t.test('known calls: Prometheus series, one access log line each, analytics even
   t.equal(sample(text, 'sluice_worker_pool_max', { thread: '0' }), 400, 'worker pool gauges');
   t.equal(sample(text, 'sluice_worker_pool_active', { thread: '0' }), 0);
   t.equal(sample(text, 'sluice_gateway_in_flight', { thread: '0' }), 0);
-  t.ok(sample(text, 'sluice_process_resident_memory_bytes', {}), 'process metrics');
+  t.ok(sample(text, 'process_resident_memory_bytes', {}), 'process metrics, unprefixed');
   const again = (await request(`http://127.0.0.1:${s.home.ports.servletHttp}/metrics`)).text;
   t.ok((sample(again, 'sluice_servlet_requests_total', { method: 'GET', status: '200' }) ?? 0) >= 1, 'servlet requests (the first scrape)');
 

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { makeHome, eventually } from '../helpers/home.js';
 import { request, faultOf } from '../helpers/backends.js';
 import { httpsPost, basic } from '../helpers/secured.js';
+import { request as kmRequest } from '../fixtures/keymanager-harness.js';
 
 const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -14,9 +15,11 @@ t.test('the README quick start: start with the sample backend, get a token, call
   t.match(readme, /npm install && npm start/);
   t.match(readme, /pizza-client:pizza-secret -d grant_type=client_credentials https:\/\/localhost:9443\/oauth2\/token/);
   t.match(readme, /http:\/\/localhost:8280\/pizzashack\/1\.0\.0\/menu/);
+  t.match(readme, /curl -sk -u "admin:\$\(cat home\/repository\/resources\/security\/super_admin\.password\)" https:\/\/localhost:9443\/api\/am\/admin\/v1\/apis/,
+    'the admin line reads the generated password');
 
-  // The project's own home (its sample API and application), on free ports; the sample backend on 9080.
-  const home = await makeHome({ sluice: { log: { console: false } } });
+  // The project's home as a fresh clone has it (its sample API and application), on free ports; the sample backend on 9080.
+  const home = await makeHome({ sluice: { log: { console: false } } }, {}, { fresh: true });
   t.teardown(() => home.cleanup());
   const child = spawn(process.execPath, [path.join(PROJECT, 'bin/sluice.js'), 'start', '--home', home.dir, '--with-sample-backend'], { stdio: 'ignore' });
   t.teardown(() => { child.kill('SIGKILL'); });
@@ -35,6 +38,10 @@ t.test('the README quick start: start with the sample backend, get a token, call
   const after = await request(`${gw}/pizzashack/1.0.0/menu`, { headers: { authorization: `Bearer ${at}` } });
   t.equal(after.status, 401);
   t.equal(faultOf(after)?.code, 900901, 'the revoked token is refused');
+
+  const password = fs.readFileSync(path.join(home.dir, 'repository/resources/security/super_admin.password'), 'utf8').trim();
+  const apis = await kmRequest(`${km}/api/am/admin/v1/apis`, { headers: { authorization: basic('admin', password) } });
+  t.equal(apis.status, 200, 'the admin line: the generated password opens the admin API');
 
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   child.kill('SIGTERM');

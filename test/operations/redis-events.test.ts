@@ -1,21 +1,16 @@
 import t from 'tap';
 import { requireBuild } from '../fixtures/sluice-process.js';
-import { startRedis } from '../fixtures/redis-server.js';
 import { eventually } from '../helpers/home.js';
 import { echoBackend, request } from '../helpers/backends.js';
 import { ADMIN, adminClient, apiBody } from './helpers/node.js';
-import { controlPlaneCertificate, controlPlaneConf, startProcessNode, workerConf } from './helpers/cluster.js';
+import { redisEventsCluster } from './helpers/cluster.js';
 
 requireBuild();
 
 t.test('[apim.redis_config] enabled: control plane events reach a worker by Redis pub/sub, without waiting for a poll', async (t) => {
-  const redis = await startRedis(t);
-  const cert = controlPlaneCertificate(t);
   const backend = await echoBackend(t);
-  const redisConf = { apim: { redis_config: { enable: true, url: redis.url } } };
-  const cp = await startProcessNode(t, controlPlaneConf(cert.keyStore, redisConf), 'servlet');
   // The safety poll is a minute away: only Redis can bring the change sooner.
-  const gw = await startProcessNode(t, workerConf(cp.https, cert.trust, { ...redisConf, sluice: { event_hub: { poll_interval: '60s' } } }), 'gateway');
+  const { cp, gw } = await redisEventsCluster(t);
   const admin = adminClient(cp.https);
   await new Promise((r) => setTimeout(r, 500));
   const t0 = Date.now();

@@ -67,7 +67,7 @@ t.test('SIGHUP re-reads deployment.toml: live keys apply at once, the others are
   t.ok((reloaded['applied'] as string[]).includes('apim.open_tracer.log_tracer.enable'));
   t.ok((reloaded['applied'] as string[]).includes('sluice.log.level'));
   t.same(reloaded['restartRequired'], ['passthru_http.io_buffer_size'], 'a key that needs a restart is reported');
-  t.ok(home.logs().some((l) => l['level'] === 40 && /next restart/.test(String(l['msg']))), 'as a warning');
+  t.ok(home.logs().some((l) => l['level'] === 'warn' && /next restart/.test(String(l['msg']))), 'as a warning');
 
   const after = await get(agent, `${gw}/live/1.0.0/b`);
   t.equal(after.status, 200);
@@ -80,11 +80,11 @@ t.test('SIGHUP re-reads deployment.toml: live keys apply at once, the others are
 
   // debug now: a malformed request on a servlet port (main thread) and a client leaving (io thread) are logged.
   await new Promise<void>((resolve) => { const s = net.connect(home.ports.servletHttp, '127.0.0.1', () => s.end('NOT HTTP\r\n\r\n')); s.on('close', () => resolve()); s.on('error', () => resolve()); s.resume(); });
-  await eventually(() => home.logs().some((l) => l['level'] === 20 && l['msg'] === 'bad request on a servlet port'), 'a main-thread debug line');
+  await eventually(() => home.logs().some((l) => l['level'] === 'debug' && l['msg'] === 'bad request on a servlet port'), 'a main-thread debug line');
   const abort = http.get(`${gw}/live/1.0.0/slow`);
   abort.on('error', () => {});
   setTimeout(() => abort.destroy(), 200);
-  await eventually(() => home.logs().some((l) => l['level'] === 20 && String(l['thread']).startsWith('io-')), 'an io-thread debug line');
+  await eventually(() => home.logs().some((l) => l['level'] === 'debug' && String(l['thread']).startsWith('io-')), 'an io-thread debug line');
 
   // A file that does not load: refused, the running configuration stays.
   fs.writeFileSync(conf, fs.readFileSync(conf, 'utf8') + '\n[broken\n');

@@ -104,9 +104,9 @@ t.test('check-config\'s view of the policy folder', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-policies-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   fs.writeFileSync(path.join(dir, 'good.toml'), '[[advanced]]\nname = "A"\nrequests = 1\n');
-  t.same(checkPolicyFiles(dir), []);
+  t.same(checkPolicyFiles(dir).errors, []);
   fs.writeFileSync(path.join(dir, 'bad.toml'), '[[advanced]]\nname = "A"\nrequests = 0\n');
-  const problems = checkPolicyFiles(dir);
+  const problems = checkPolicyFiles(dir).errors;
   t.equal(problems.length, 1);
   t.match(problems[0], /bad\.toml:3: advanced\[0\]\.requests: expected a positive integer, got 0/);
 });

@@ -13,7 +13,6 @@ t.test('the handshake is checked like an HTTP call: token, subscription, scopes,
   const prod = await wsBackend(t);
   const sandbox = await wsBackend(t, (ws) => ws.on('message', () => ws.send('from sandbox')));
   const s = await startSecured(t, {
-    conf: { sluice: { websocket: { require_subscription: true } } },
     apis: {
       ws: wsApiToml({ name: 'Ws', context: '/ws', production: prod.url, sandbox: sandbox.url }),
       scoped: wsApiToml({ name: 'Scoped', context: '/scoped', production: prod.url, scopes: ['chat:write'] }),
@@ -150,9 +149,32 @@ t.test('a token that expires mid-session ends it with 1008, even when the client
   t.equal(await backendEnd, 1001, 'the backend gets 1001');
 });
 
-t.test('[sluice.websocket] require_subscription = false (the default): any valid token may connect; a held subscription is still refused', async (t) => {
+t.test('by default an application without a subscription to a WebSocket API gets 900908 (403) on the handshake, as on HTTP', async (t) => {
   const prod = await wsBackend(t);
   const s = await startSecured(t, {
+    apis: { ws: wsApiToml({ name: 'Ws', context: '/ws', production: prod.url }) },
+    apps: {
+      member: appToml({ name: 'Member', keys: [{ id: 'member', secret: 'm' }], subscriptions: [{ api: 'Ws:1.0.0' }] }),
+      lonely: appToml({ name: 'Lonely', keys: [{ id: 'lonely', secret: 'l' }] }),
+    },
+  });
+  const gw = `ws://127.0.0.1:${s.home.ports.http}/ws/1.0.0`;
+  const before = prod.handshakes.length;
+  const lonely = await wsOpen(gw, { token: (await s.token('lonely', 'l')).accessToken! });
+  lonely.ws?.close();
+  t.notOk(lonely.ws, 'no session for an unsubscribed application');
+  t.equal(lonely.status, 403);
+  t.equal(fault(lonely.body)?.code, 900908, 'Resource forbidden');
+  t.equal(prod.handshakes.length, before, 'the backend never saw the handshake');
+  const member = await wsOpen(gw, { token: (await s.token('member', 'm')).accessToken! });
+  t.ok(member.ws, 'control: a subscribed application connects');
+  member.ws?.close();
+});
+
+t.test('[sluice.websocket] require_subscription = false: any valid token may connect; a held subscription is still refused', async (t) => {
+  const prod = await wsBackend(t);
+  const s = await startSecured(t, {
+    conf: { sluice: { websocket: { require_subscription: false } } },
     apis: { ws: wsApiToml({ name: 'Ws', context: '/ws', production: prod.url }) },
     apps: {
       held: appToml({ name: 'Held', keys: [{ id: 'held', secret: 'h' }], subscriptions: [{ api: 'Ws:1.0.0', state: 'ON_HOLD' }] }),

@@ -51,8 +51,12 @@ const Reading = {
 } as const;
 type Reading = (typeof Reading)[keyof typeof Reading];
 
-/** After a response that left part of a request unread: how long its bytes are read and dropped before the close. */
-const LINGER_MS = 2000;
+/**
+ * After a response that left part of a request unread, its bytes are read and dropped until the client has
+ * sent nothing for LINGER_IDLE_MS, or for LINGER_MAX_MS at most (nginx's lingering_timeout and lingering_time).
+ */
+const LINGER_IDLE_MS = 2000;
+const LINGER_MAX_MS = 30000;
 
 /** llhttp's error codes the door answers with something other than 400. */
 function refusalOf(err: Error & { code?: string; reason?: string }, cfg: DoorConfig): DoorRefusal {
@@ -93,6 +97,7 @@ export class ClientConnection {
   draining = false;
   private clientEnded = false;
   private lingering = false;
+  private lingerSince = 0;
   private pausedBy: ClientExchange | null = null;
   private pausedForQueue = false;
   queuedBytes = 0;
@@ -233,6 +238,11 @@ export class ClientConnection {
       else x.pendingError = refusal;
       return;
     }
+    this.refuseWithoutHead(refusal);
+  }
+
+  /** A refusal before any head was accepted: an exchange of its own answers it in its turn, then the close. */
+  private refuseWithoutHead(refusal: DoorRefusal): void {
     const head = new RequestHead();
     head.keepAlive = false;
     const y = new ClientExchange(this, head);
@@ -302,22 +312,17 @@ export class ClientConnection {
     this.socket.end();
     if (unread && !this.clientEnded) {
       this.lingering = true;
-      this.resumeIfFree();
+      this.lingerSince = this.lastReadAt = Date.now();
+      this.pausedBy = null;
+      this.pausedForQueue = false;
       this.socket.resume();
-      setTimeout(() => this.destroy(), LINGER_MS).unref();
     }
   }
 
   /** The client closed its side in the middle of a head: it gets an answer, never a silent close. */
   private refuseTruncatedHead(): void {
     this.reading = Reading.STOPPED;
-    const head = new RequestHead();
-    head.keepAlive = false;
-    const y = new ClientExchange(this, head);
-    y.bodyComplete = true;
-    y.pendingError = new DoorRefusal(Refusal.BAD_REQUEST, 'The connection ended inside a request head');
-    this.queue.push(y);
-    if (this.queue[0] === y) this.activate(y);
+    this.refuseWithoutHead(new DoorRefusal(Refusal.BAD_REQUEST, 'The connection ended inside a request head'));
   }
 
   /** The gateway is stopping: idle connections close now, busy ones after their current response. */
@@ -403,19 +408,16 @@ export class ClientConnection {
     if (this.closed || this.upgraded) return;
     const t = this.cfg.timeouts;
     if (this.drainWaitSince !== 0 && now - this.drainWaitSince > t.sendMs) { this.destroy(); return; }
-    if (this.lingering) return;
+    if (this.lingering) {
+      if (now - this.lastReadAt > LINGER_IDLE_MS || now - this.lingerSince > LINGER_MAX_MS) this.destroy();
+      return;
+    }
     const active = this.queue[0];
     if (this.reading === Reading.HEAD || (this.reading === Reading.IDLE && this.idleSince === 0 && active === undefined)) {
       if (active === undefined && now - this.headStartedAt > t.headerMs) {
         // A head that never completes (slowloris) gets its answer, then the close.
         this.reading = Reading.STOPPED;
-        const head = new RequestHead();
-        head.keepAlive = false;
-        const y = new ClientExchange(this, head);
-        y.bodyComplete = true;
-        y.pendingError = new DoorRefusal(Refusal.HEAD_TIMEOUT, 'The request head did not arrive in time');
-        this.queue.push(y);
-        this.activate(y);
+        this.refuseWithoutHead(new DoorRefusal(Refusal.HEAD_TIMEOUT, 'The request head did not arrive in time'));
       }
       return;
     }

@@ -150,7 +150,12 @@ export class BackendConnection {
     ex.attach(this);
   }
 
-  /** Writes the request head (REQUEST_HEAD). */
+  /**
+   * Writes the request head (REQUEST_HEAD) byte per character (latin1): llhttp decoded the client's bytes the
+   * same way, so they go out as they came. A character above U+00FF would keep only its low byte (U+010A
+   * becoming LF, Node.js CVE-2018-12116): no such character reaches here, llhttp gives none and what Sluice
+   * writes itself is checked first (transport/field-values.ts).
+   */
   writeHead(head: string): boolean {
     this.writing = true;
     return this.out.write(head, 'latin1');

@@ -32,6 +32,8 @@ export interface HostPoolOptions {
 /** Gauges the metrics endpoint reads. */
 export interface HostPoolStats {
   readonly key: string;
+  /** `http(s)://host:port` of the backend, without the proxy or trust details the key adds (a metrics label). */
+  readonly origin: string;
   readonly open: number;
   readonly idle: number;
   readonly busy: number;
@@ -115,6 +117,7 @@ export class HostPool {
   stats(): HostPoolStats {
     return {
       key: this.key,
+      origin: `${this.options.tls ? 'https' : 'http'}://${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${this.options.port}`,
       open: this.all.size,
       idle: this.idle.length,
       busy: this.all.size - this.idle.length - this.connecting,

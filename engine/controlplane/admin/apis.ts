@@ -25,6 +25,8 @@ export function apiJson(a: ApiDefinition): Record<string, unknown> {
     ...(a.faultSequence ? { fault_sequence: a.faultSequence } : {}),
     ...(a.cors ? { cors: { enable: a.cors.enabled, allow_origins: a.cors.allowOrigins, allow_methods: a.cors.allowMethods, allow_headers: a.cors.allowHeaders, allow_credentials: a.cors.allowCredentials } } : {}),
     ...(a.backendMaxTps !== undefined ? { backend_max_tps: a.backendMaxTps } : {}),
+    ...(a.maxBufferedRequestBodySize !== undefined ? { max_buffered_request_body_size: a.maxBufferedRequestBodySize } : {}),
+    ...(a.maxBufferedResponseBodySize !== undefined ? { max_buffered_response_body_size: a.maxBufferedResponseBodySize } : {}),
     ...(a.clientCertificates ? { client_certificates: a.clientCertificates } : {}),
     source: isFileSource(a.source) ? 'file' : 'store',
     ...(isFileSource(a.source) ? { file: a.source } : {}),

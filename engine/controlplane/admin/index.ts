@@ -1,4 +1,6 @@
+import type { AdminApiView } from '../../../conf/views/control-plane.js';
 import { json, type Reply, type ServletRequest, type ServletServer } from '../../servlet/index.js';
+import { IpSet, parseIp } from '../../throttling/ip.js';
 import { requireAdmin } from '../auth.js';
 import { mountApis } from './apis.js';
 import { mountApplications } from './applications.js';
@@ -14,9 +16,21 @@ export const ADMIN_BASE = '/api/am/admin/v1';
 
 /**
  * The admin REST API (docs/admin-api.md, OpenAPI at /api/am/admin/v1/openapi.json) on the servlet HTTPS
- * port: HTTP Basic as an administrator, JSON in and out, errors as { code, message, description }.
+ * port: HTTP Basic as an administrator, JSON in and out, errors as { code, message, description }. It
+ * answers only clients in [sluice.admin_api] allowed_networks (loopback by default): others get 403 before
+ * their credentials are looked at. The TCP peer counts, never a forwarded header.
  */
-export function mountAdminApi(servlet: ServletServer, ctx: AdminContext): void {
+export function mountAdminApi(servlet: ServletServer, ctx: AdminContext, view: AdminApiView): void {
+  let allowed: IpSet;
+  try {
+    allowed = IpSet.parse(view.allowedNetworks);
+  } catch (err) {
+    throw new Error(`[sluice.admin_api] allowed_networks: ${(err as Error).message}`);
+  }
+  const reachable = (req: ServletRequest): boolean => {
+    const ip = parseIp(req.remoteAddress);
+    return ip !== null && allowed.contains(ip);
+  };
   const routes = new AdminRoutes();
   mountApis(routes, ctx);
   mountApplications(routes, ctx);
@@ -26,6 +40,10 @@ export function mountAdminApi(servlet: ServletServer, ctx: AdminContext): void {
   mountApiKeys(routes, ctx);
   const handle = async (req: ServletRequest): Promise<Reply> => {
     try {
+      if (!reachable(req)) {
+        ctx.log.debug({ client: req.remoteAddress, path: req.path }, 'admin API call from outside [sluice.admin_api] allowed_networks refused');
+        throw new AdminError(403, 'the admin API does not answer this network', 'it answers the networks in [sluice.admin_api] allowed_networks (loopback by default)');
+      }
       if (!req.secure) throw new AdminError(403, 'the admin API is served on the HTTPS servlet port only');
       const sub = req.path.slice(ADMIN_BASE.length) || '/';
       if (sub === '/openapi.json' && (req.method === 'GET' || req.method === 'HEAD')) return json(200, OPENAPI, { 'cache-control': 'public, max-age=300' });

@@ -184,6 +184,8 @@ export const OPENAPI = {
           in_sequence: { type: 'string' }, out_sequence: { type: 'string' }, fault_sequence: { type: 'string' },
           cors: { type: 'object', properties: { enable: { type: 'boolean' }, allow_origins: { type: 'array', items: { type: 'string' } }, allow_methods: { type: 'array', items: { type: 'string' } }, allow_headers: { type: 'array', items: { type: 'string' } }, allow_credentials: { type: 'boolean' } } },
           backend_max_tps: { type: 'number' },
+          max_buffered_request_body_size: { type: 'integer', minimum: 1024, description: 'bytes; default [passthru_http] max_buffered_request_body_size' },
+          max_buffered_response_body_size: { type: 'integer', minimum: 1024, description: 'bytes; default [passthru_http] max_buffered_response_body_size' },
           source: { type: 'string', readOnly: true, enum: ['store', 'file'] },
           file: { type: 'string', readOnly: true },
         },

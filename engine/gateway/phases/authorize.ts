@@ -1,5 +1,4 @@
 import type { GatewaySecurity } from '../../security/gateway-security.js';
-import type { DeployedApis } from '../deployed-apis.js';
 import type { AuthContext, MessageContext, TokenFacts } from '../message-context.js';
 import { PhaseResult, type GatewayPhase } from '../phase.js';
 import { SITUATION_FAULTS } from '../../../mediation/api-handler-errors.js';
@@ -21,7 +20,7 @@ export class AuthorizePhase implements GatewayPhase {
    */
   private readonly authOf = new WeakMap<TokenFacts, AuthContext>();
 
-  constructor(private readonly security: GatewaySecurity, private readonly deployed: DeployedApis) {}
+  constructor(private readonly security: GatewaySecurity) {}
 
   onRequest(ctx: MessageContext): PhaseResult {
     const token = ctx.token;
@@ -29,7 +28,7 @@ export class AuthorizePhase implements GatewayPhase {
     const resource = ctx.resource;
     if (token === null || api === null || resource === null) return PhaseResult.CONTINUE;
     // A Basic-auth user has no application (and so no subscription).
-    if (token.tokenType === 'BASIC') return authorizeBasicUser(ctx, token, this.deployed, this.security);
+    if (token.tokenType === 'BASIC') return authorizeBasicUser(ctx, token, this.security);
     const authType = resource.def.authType;
     if ((authType === 'Application' && token.userType !== 'APPLICATION')
       || (authType === 'Application User' && token.userType !== 'APPLICATION_USER')) {
@@ -60,15 +59,17 @@ export class AuthorizePhase implements GatewayPhase {
       ctx.raise(900910, { headers: [['WWW-Authenticate', this.security.wwwAuthenticate('insufficient_scope', `the resource needs one of the scopes: ${scopes.join(' ')}`)]] });
       return PhaseResult.STOP;
     }
+    // The endpoints of the deployment the call was routed on (set by resolve-api), not the current one.
+    const endpoints = ctx.endpoints;
     if (token.keyType === 'SANDBOX') {
-      const sandbox = this.deployed.sandbox(api);
+      const sandbox = endpoints?.sandbox ?? null;
       if (sandbox === null) {
         const e = SITUATION_FAULTS.SANDBOX_KEY_ERROR;
         ctx.fault({ code: e.code, status: e.status, message: e.message, description: e.description, sequence: e.sequence });
         return PhaseResult.STOP;
       }
       ctx.target = sandbox;
-    } else if (this.deployed.production(api) === null) {
+    } else if ((endpoints?.production ?? null) === null) {
       const e = SITUATION_FAULTS.PRODUCTION_KEY_ERROR;
       ctx.fault({ code: e.code, status: e.status, message: e.message, description: e.description, sequence: e.sequence });
       return PhaseResult.STOP;

@@ -5,18 +5,29 @@ import type { MessageContext } from '../message-context.js';
 import { PhaseResult, type GatewayPhase } from '../phase.js';
 import type { SequenceFaultRenderer } from '../sequence-faults.js';
 
-/** The CORS policy of a call: the API's own ([cors] in its file) or [apim.cors]. */
+/**
+ * The CORS policy of a call: the API's own ([cors] in its file) or [apim.cors]. An API with credentials
+ * inherits no origins (deployment refuses that since issue 18; a definition stored before gets none).
+ */
 function policyOf(ctx: MessageContext, global: CorsView): CorsView | null {
   const o = ctx.api?.def.cors;
-  if (o) return o.enabled ? { enabled: true, allowOrigins: o.allowOrigins.length ? o.allowOrigins : global.allowOrigins,
+  if (o) return o.enabled ? { enabled: true, allowOrigins: o.allowOrigins.length || o.allowCredentials ? o.allowOrigins : global.allowOrigins,
     allowMethods: o.allowMethods.length ? o.allowMethods : global.allowMethods, allowHeaders: o.allowHeaders.length ? o.allowHeaders : global.allowHeaders,
     allowCredentials: o.allowCredentials } : null;
   return global.enabled ? global : null;
 }
 
-/** The Access-Control-Allow-Origin value for an origin, or null when the origin is not allowed. */
+/**
+ * The Access-Control-Allow-Origin value for an origin, or null when the origin is not allowed. With
+ * credentials only a listed origin is echoed: "*" in the list matches nothing and "null" is never granted
+ * (deployment refuses both; this holds for definitions that predate the check).
+ */
 export function allowedOrigin(policy: CorsView, origin: string): string | null {
-  if (policy.allowOrigins.includes('*')) return policy.allowCredentials ? origin : '*';
+  if (policy.allowCredentials) {
+    if (origin === '*' || origin.toLowerCase() === 'null') return null;
+    return policy.allowOrigins.includes(origin) ? origin : null;
+  }
+  if (policy.allowOrigins.includes('*')) return '*';
   return policy.allowOrigins.includes(origin) ? origin : null;
 }
 

@@ -1,4 +1,6 @@
-import { parse, GraphQLError } from 'graphql';
+import { parse, GraphQLError, Lexer, Source, TokenKind } from 'graphql';
+import type { GraphqlView } from '../../../conf/views/security.js';
+import { ApiHandlerCode } from '../../../mediation/index.js';
 import type { MessageContext } from '../message-context.js';
 import { PhaseResult, type GatewayPhase } from '../phase.js';
 
@@ -19,12 +21,41 @@ function queryOf(ctx: MessageContext, body: Buffer | null): string | null {
   }
 }
 
+/** graphql's messages quote the offending token, which may be most of the body: the fault quotes 200 characters. */
+function excerpt(message: string): string {
+  return message.length <= 200 ? message : `${message.slice(0, 200)}...`;
+}
+
 /**
- * GraphQL APIs (type = "GRAPHQL"): the query is parsed before any backend call; a syntax error answers
- * 900422 with 422. The request body is read whole for this (GraphQL requests are small).
+ * Why a query is over [sluice.graphql]'s limits, or null. graphql's own lexer counts the tokens and the
+ * nesting before the parser runs: the parser recurses once per level, and a query nested a few thousand
+ * deep would exhaust the stack before its token limit stopped it.
+ */
+function overLimits(query: string, limits: GraphqlView): string | null {
+  const lexer = new Lexer(new Source(query));
+  let tokens = 0;
+  let depth = 0;
+  for (let tok = lexer.advance(); tok.kind !== TokenKind.EOF; tok = lexer.advance()) {
+    if (++tokens > limits.maxTokens) return `it has more than ${limits.maxTokens} tokens ([sluice.graphql] max_tokens)`;
+    const k = tok.kind;
+    if (k === TokenKind.BRACE_L || k === TokenKind.BRACKET_L || k === TokenKind.PAREN_L) {
+      if (++depth > limits.maxDepth) return `it is nested deeper than ${limits.maxDepth} levels ([sluice.graphql] max_depth)`;
+    } else if (k === TokenKind.BRACE_R || k === TokenKind.BRACKET_R || k === TokenKind.PAREN_R) {
+      depth--;
+    }
+  }
+  return null;
+}
+
+/**
+ * GraphQL APIs (type = "GRAPHQL"): the query is parsed before any backend call; a syntax error, or a query
+ * over [sluice.graphql]'s token or depth limit, answers 900422 with 422. The request body is read whole for
+ * this, up to [passthru_http] max_buffered_request_body_size (413 above it).
  */
 export class GraphqlQueryPhase implements GatewayPhase {
   readonly name = 'graphql-query';
+
+  constructor(private readonly limits: GraphqlView) {}
 
   onRequest(ctx: MessageContext): PhaseResult {
     if (ctx.api?.def.type !== 'GRAPHQL') return PhaseResult.CONTINUE;
@@ -32,13 +63,18 @@ export class GraphqlQueryPhase implements GatewayPhase {
       if (ctx.finished) return;
       const q = queryOf(ctx, ctx.method === 'GET' ? null : ctx.bufferedBody());
       if (q === null) {
-        ctx.raise(900422, { description: 'No GraphQL query in the request (a JSON body with "query", application/graphql, or ?query=)' });
+        ctx.raise(ApiHandlerCode.GRAPHQL_INVALID_QUERY, { description: 'No GraphQL query in the request (a JSON body with "query", application/graphql, or ?query=)' });
         return;
       }
       try {
-        parse(q);
+        const over = overLimits(q, this.limits);
+        if (over !== null) {
+          ctx.raise(ApiHandlerCode.GRAPHQL_INVALID_QUERY, { description: `The GraphQL query is refused: ${over}` });
+          return;
+        }
+        parse(q, { maxTokens: this.limits.maxTokens });
       } catch (err) {
-        ctx.raise(900422, { description: err instanceof GraphQLError ? `Syntax of the provided GraphQL query is invalid: ${err.message}` : 'Syntax of the provided GraphQL query is invalid' });
+        ctx.raise(ApiHandlerCode.GRAPHQL_INVALID_QUERY, { description: err instanceof GraphQLError ? `Syntax of the provided GraphQL query is invalid: ${excerpt(err.message)}` : 'Syntax of the provided GraphQL query is invalid' });
         return;
       }
       ctx.proceed();

@@ -1,6 +1,7 @@
 import type { ApiMediation } from '../api-mediation.js';
 import type { MessageContext } from '../message-context.js';
 import { PhaseResult, type GatewayPhase } from '../phase.js';
+import { unsafeRequestHeader } from '../safety-faults.js';
 
 /**
  * The API's in_sequence, if it names one: runs on the request before the sender. A content-aware
@@ -31,18 +32,23 @@ export class InSequencePhase implements GatewayPhase {
     const r = this.mediation.run(this.mediation.get(name)!, 'request', ctx.callFacts(), ctx.reqHeaders, withBody ? ctx.bufferedBody() : null, 200);
     switch (r.kind) {
       case 'error':
-        ctx.fault({ code: 101510, status: 500, message: 'Runtime Error', description: `The in sequence ${name} failed`, sequence: ctx.api!.def.faultSequence ?? 'fault' });
+        if (r.unsafeHeader) ctx.fault(unsafeRequestHeader(ctx.api!.def.faultSequence ?? 'fault'));
+        else ctx.fault({ code: 101510, status: 500, message: 'Runtime Error', description: `The in sequence ${name} failed`, sequence: ctx.api!.def.faultSequence ?? 'fault' });
         return PhaseResult.STOP;
       case 'drop':
         ctx.respond(202, [], null);
         return PhaseResult.STOP;
-      case 'respond':
-        ctx.respond(r.status, r.headers, r.body);
+      case 'respond': {
+        // Framing and hop-by-hop fields are the gateway's to write, as for an out sequence's response.
+        const rules = ctx.gw.headerRules;
+        ctx.respond(r.status, r.headers.filter(([k]) => !rules.dropsResponseHeader(k.toLowerCase())), r.body);
         return PhaseResult.STOP;
+      }
       case 'continue': {
         const h = ctx.reqHeaders;
         h.length = 0;
         for (const [k, v] of r.headers) h.push(k.toLowerCase(), v);
+        ctx.headersMediated = true;
         if (withBody && r.body !== null) ctx.replaceBody(r.body);
         return PhaseResult.CONTINUE;
       }

@@ -1,12 +1,15 @@
 import { ApiRouter } from '../api-router.js';
+import { SITUATION_FAULTS } from '../../../mediation/api-handler-errors.js';
 import type { MessageContext } from '../message-context.js';
 import { PhaseResult, type GatewayPhase } from '../phase.js';
 import type { DeployedApis } from '../deployed-apis.js';
 
+const ALLOW_POST: readonly (readonly [string, string])[] = [['Allow', 'POST']];
+
 /**
  * Finds the API by /<context>/<version> and the resource by verb and uri template. No API: the main
  * sequence's 404. A BLOCKED API: 700700 with 503. No resource: 900906 with 403 through
- * _resource_mismatch_handler_. Also picks the production endpoint, which the key-type check may change.
+ * _resource_mismatch_handler_. The gateway's /token and /revoke take POST only (405 through _token_fault_). Also picks the production endpoint, which the key-type check may change.
  */
 export class ResolveApiPhase implements GatewayPhase {
   readonly name = 'resolve-api';
@@ -14,7 +17,9 @@ export class ResolveApiPhase implements GatewayPhase {
   constructor(private readonly deployed: DeployedApis) {}
 
   onRequest(ctx: MessageContext): PhaseResult {
-    const match = this.deployed.router.findApi(ctx.path);
+    // One deployment for the whole call: the router and the endpoints come from the same snapshot.
+    const deployment = this.deployed.current;
+    const match = deployment.router.findApi(ctx.path);
     if (match === null) {
       const token = this.deployed.tokenRoute(ctx.path);
       if (token !== null && ctx.method === 'POST') {
@@ -23,6 +28,11 @@ export class ResolveApiPhase implements GatewayPhase {
         ctx.resourcePath = token.path;
         ctx.target = token.target;
         return PhaseResult.CONTINUE;
+      }
+      if (token !== null) {
+        // RFC 6749 §3.2: never forward a GET (its query would carry the grant, maybe the secret) to the key manager.
+        ctx.fault({ ...SITUATION_FAULTS.TOKEN_API_METHOD, headers: ALLOW_POST });
+        return PhaseResult.STOP;
       }
       ctx.fault({ code: 404, status: 404, message: 'Not Found', description: `No API is deployed for the path ${ctx.path}`, sequence: 'main' });
       return PhaseResult.STOP;
@@ -55,7 +65,9 @@ export class ResolveApiPhase implements GatewayPhase {
       return PhaseResult.STOP;
     }
     ctx.resource = resource;
-    ctx.target = this.deployed.production(api);
+    const endpoints = deployment.endpointsOf(api);
+    ctx.endpoints = endpoints;
+    ctx.target = endpoints.production;
     return PhaseResult.CONTINUE;
   }
 }

@@ -10,7 +10,7 @@ import {
   LATENCY_BUCKETS, TELEMETRY_OFF,
   type HistogramDelta, type MetricsDelta, type TelemetryBatch, type TelemetrySettings, type ThreadGauges,
 } from './types.js';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
 
 /** What the recorder reads from its io thread. */
 export interface RecorderHost {
@@ -43,12 +43,14 @@ class Hist {
 
 /** What one API (one deployed definition object) counted since the last report. */
 class ApiStats {
-  /** Calls by status code (sparse). */
+  /** Calls without an error code, by status (sparse). */
   readonly statuses: number[] = [];
   readonly latency = new Hist();
   readonly backend = new Hist();
-  /** `${code}:${kind}` -> count. */
+  /** Calls with an error code: `${code}:${kind}:${status}` -> count (a string only for calls that failed). */
   readonly faults = new Map<string, number>();
+  reqBytes = 0;
+  respBytes = 0;
   constructor(readonly api: string, readonly version: string) {}
 }
 
@@ -72,6 +74,9 @@ export class CallRecorder {
   private metricsTimer: NodeJS.Timeout | null = null;
   private sensitive = new Set<string>();
   private readonly origin = performance.timeOrigin;
+  /** This thread's timer delay, sampled by libuv every 20 ms while metrics are on; reset at each report. */
+  private loopDelay: IntervalHistogram | null = null;
+  private loopUse: EventLoopUtilization = performance.eventLoopUtilization();
 
   constructor(private readonly host: RecorderHost, private readonly post: (batch: TelemetryBatch) => void, private readonly log: Logger) {}
 
@@ -85,6 +90,14 @@ export class CallRecorder {
     this.settings = settings;
     this.sensitive = new Set(settings.sensitiveHeaders.map((h) => h.toLowerCase()));
     const want = settings.metrics || settings.records;
+    if (settings.metrics && this.loopDelay === null) {
+      this.loopDelay = monitorEventLoopDelay({ resolution: 20 });
+      this.loopDelay.enable();
+      this.loopUse = performance.eventLoopUtilization();
+    } else if (!settings.metrics && this.loopDelay !== null) {
+      this.loopDelay.disable();
+      this.loopDelay = null;
+    }
     if (want && !this.subscribed) { callChannel.subscribe(this.onCall); this.subscribed = true; }
     if (!want && this.subscribed) { callChannel.unsubscribe(this.onCall); this.subscribed = false; }
   }
@@ -109,13 +122,16 @@ export class CallRecorder {
     const def = ctx.api?.def ?? null;
     let st = this.stats.get(def);
     if (st === undefined) { st = new ApiStats(def?.name ?? '', def?.version ?? ''); this.stats.set(def, st); }
-    st.statuses[status] = (st.statuses[status] ?? 0) + 1;
     st.latency.observe(durationMs / 1000);
+    st.reqBytes += ctx.reqBytes;
+    st.respBytes += ctx.respBytes;
     if (ctx.backendLatencyMs >= 0) st.backend.observe(ctx.backendLatencyMs / 1000);
     const code = ctx.errorCode;
-    if (code !== 0) {
+    if (code === 0) {
+      st.statuses[status] = (st.statuses[status] ?? 0) + 1;
+    } else {
       const kind = isThrottle(code) ? FaultKind.THROTTLED : ctx.backendStartedAt === 0 && ctx.errorBase === 0 ? FaultKind.REJECTED : FaultKind.OTHER;
-      const fk = `${code}:${kind}`;
+      const fk = `${code}:${kind}:${status}`;
       st.faults.set(fk, (st.faults.get(fk) ?? 0) + 1);
       if (ctx.errorBase !== 0) {
         const tk = `${code}:${ctx.errorBase}:${ctx.errorState}`;
@@ -198,23 +214,25 @@ export class CallRecorder {
     if (!this.metricsDirty) return null;
     this.metricsDirty = false;
     const requests: [string, string, number, number][] = [];
+    const bytes: [string, string, number, number][] = [];
     const latency: HistogramDelta[] = [];
     const backendLatency: HistogramDelta[] = [];
-    const faults: [string, string, number, number, number][] = [];
+    const faults: [string, string, number, number, number, number][] = [];
     // Merged by name and version: a redeployment makes new definition objects for the same API.
     for (const st of this.stats.values()) {
       st.statuses.forEach((n, status) => { if (n) requests.push([st.api, st.version, status, n]); });
+      if (st.reqBytes || st.respBytes) bytes.push([st.api, st.version, st.reqBytes, st.respBytes]);
       if (st.latency.count) latency.push(st.latency.delta(st.api, st.version));
       if (st.backend.count) backendLatency.push(st.backend.delta(st.api, st.version));
       for (const [k, n] of st.faults) {
-        const [code, kind] = k.split(':');
-        faults.push([st.api, st.version, Number(code), Number(kind), n]);
+        const [code, kind, status] = k.split(':');
+        faults.push([st.api, st.version, Number(code), Number(kind), Number(status), n]);
       }
     }
     const transportErrors = [...this.transport].map(([k, n]) => { const [c, b, state] = k.split(':'); return [Number(c), Number(b), Number(state), n] as const; });
     this.stats.clear();
     this.transport.clear();
-    return { requests, latency, backendLatency, transportErrors, faults };
+    return { requests, bytes, latency, backendLatency, transportErrors, faults };
   }
 
   gauges(): ThreadGauges {
@@ -223,7 +241,21 @@ export class CallRecorder {
       inFlight: this.host.inFlightCount,
       workerPool: { active: wp.active, waiting: wp.waiting, core: wp.settings.core, max: wp.settings.max, rejected: wp.rejected, busyShare: wp.busyShare() },
       pools: this.host.pools.stats(),
+      eventLoop: this.eventLoop(),
     };
+  }
+
+  /** Utilisation and timer delay since the previous report (and resets the delay histogram for the next). */
+  private eventLoop(): ThreadGauges['eventLoop'] {
+    const now = performance.eventLoopUtilization();
+    const utilization = performance.eventLoopUtilization(now, this.loopUse).utilization;
+    this.loopUse = now;
+    const h = this.loopDelay;
+    if (h === null || h.count === 0) return { utilization, lagMeanSeconds: 0, lagP99Seconds: 0, lagMaxSeconds: 0 };
+    // The histogram measures how late the 20 ms timer fired (the resolution itself is subtracted by Node).
+    const out = { utilization, lagMeanSeconds: h.mean / 1e9, lagP99Seconds: h.percentile(99) / 1e9, lagMaxSeconds: h.max / 1e9 };
+    h.reset();
+    return out;
   }
 
   /** Sends what is waiting: records, metric deltas and (with `gauges`) the thread's gauges. */
@@ -237,6 +269,8 @@ export class CallRecorder {
 
   stop(): void {
     this.flush(false);
+    this.loopDelay?.disable();
+    this.loopDelay = null;
     if (this.subscribed) { callChannel.unsubscribe(this.onCall); this.subscribed = false; }
   }
 }

@@ -94,18 +94,22 @@ export interface HistogramDelta {
 
 /** What a thread counted since its last report. */
 export interface MetricsDelta {
-  /** [api, version, status, count] */
+  /** [api, version, status, count]: calls that ended without an error code (those with one are in `faults`). */
   readonly requests: readonly (readonly [string, string, number, number])[];
+  /** [api, version, request body bytes received, response body bytes sent] */
+  readonly bytes: readonly (readonly [string, string, number, number])[];
   readonly latency: readonly HistogramDelta[];
   readonly backendLatency: readonly HistogramDelta[];
   /** [code, base, protocol state, count] */
   readonly transportErrors: readonly (readonly [number, number, number, number])[];
-  /** [api, version, fault code, kind (0 throttled, 1 rejected before any backend, 2 other), count]: calls that ended with an error code. */
-  readonly faults: readonly (readonly [string, string, number, number, number])[];
+  /** [api, version, fault code, kind (0 throttled, 1 rejected before any backend, 2 other), status, count]: calls that ended with an error code. */
+  readonly faults: readonly (readonly [string, string, number, number, number, number])[];
 }
 
 export interface BackendPoolGauge {
   readonly key: string;
+  /** `http(s)://host:port`: the label; pools to one origin through other proxies or trust are summed under it. */
+  readonly origin: string;
   readonly open: number;
   readonly idle: number;
   readonly busy: number;
@@ -118,6 +122,11 @@ export interface ThreadGauges {
   readonly inFlight: number;
   readonly workerPool: { readonly active: number; readonly waiting: number; readonly core: number; readonly max: number; readonly rejected: number; readonly busyShare: number };
   readonly pools: readonly BackendPoolGauge[];
+  /**
+   * The io thread's event loop since its previous report: the share of time it was busy (0-1) and the delay of
+   * its timers (seconds), as the main thread's nodejs_eventloop_* metrics measure the main thread.
+   */
+  readonly eventLoop: { readonly utilization: number; readonly lagMeanSeconds: number; readonly lagP99Seconds: number; readonly lagMaxSeconds: number };
 }
 
 export interface TelemetryBatch {

@@ -6,7 +6,9 @@ import type { Client, ClientDirectory } from '../directory.js';
 import type { ScopePolicy } from '../scopes.js';
 import { randomToken, tokenHash } from '../token-crypto.js';
 import type { RoleScopes } from '../user-store/role-scopes.js';
-import type { UserStore } from '../user-store/user-store.js';
+import type { StoreUser, UserStore } from '../user-store/user-store.js';
+import type { AuthBackoff } from '../auth-backoff.js';
+import { TooManyFailuresError } from '../errors.js';
 import { validateAuthorizationRequest, withParameters, type AuthorizationRequest, type RedirectError } from './authorization-request.js';
 import { consentPage, errorPage, loginPage } from './pages.js';
 import type { StateSealer } from './sealed-state.js';
@@ -25,6 +27,8 @@ interface ConsentState { readonly r: AuthorizationRequest; readonly u: string; r
 export interface AuthorizationEndpointOptions {
   readonly clients: ClientDirectory;
   readonly users: UserStore;
+  /** The back-off of failed logins, shared with the token endpoint and the admin API. */
+  readonly backoff: AuthBackoff;
   readonly roleScopes: RoleScopes;
   readonly scopes: ScopePolicy;
   readonly store: ApimStore;
@@ -107,12 +111,12 @@ export class AuthorizationEndpoint {
       return errorPage(400, 'invalid_request', 'This browser did not send the sign-in cookie (cookies may be blocked, or the form came from elsewhere). Start again from the application.');
     }
     const step = form.get('step');
-    if (step === 'login') return this.login(form, binding);
+    if (step === 'login') return this.login(form, binding, this.o.backoff.addressOf(req.remoteAddress, req.header('x-forwarded-for')));
     if (step === 'consent') return this.consent(form, binding);
     return errorPage(400, 'invalid_request', 'The form is not one of this sign-in\'s forms. Start again from the application.');
   }
 
-  private async login(form: URLSearchParams, binding: string): Promise<Reply> {
+  private async login(form: URLSearchParams, binding: string, from: string): Promise<Reply> {
     const st = this.o.sealer.unseal<LoginState>('login', binding, form.get('request') ?? '');
     if (!st.ok) return this.stale(st.why);
     const r = st.value.r;
@@ -130,7 +134,19 @@ export class AuthorizationEndpoint {
       });
     }
     // One answer for an unknown user and a wrong password, at the same cost (the store pays a hash either way).
-    const user = username.length <= MAX_USERNAME && password.length <= MAX_PASSWORD ? await this.o.users.authenticate(username, password) : undefined;
+    // Failed sign-ins count with those of the token endpoint (one user from one address): guessing here is
+    // no cheaper than there. While backed off the page says so, with 429 and no password checked.
+    let user: StoreUser | undefined;
+    try {
+      user = username.length <= MAX_USERNAME && password.length <= MAX_PASSWORD
+        ? await this.o.backoff.attempt(username, from, () => this.o.users.authenticate(username, password), 'invalid_grant')
+        : undefined;
+    } catch (err) {
+      if (!(err instanceof TooManyFailuresError)) throw err;
+      this.o.log.warn({ client: r.clientId }, 'sign-in refused at the authorization endpoint: too many failures from this address');
+      const page = again({ form: `Too many failed sign-ins. Try again in ${err.retryAfterSec} seconds.` }, username.slice(0, MAX_USERNAME));
+      return { ...page, status: 429, headers: { ...page.headers, 'retry-after': String(err.retryAfterSec) } };
+    }
     if (!user) {
       this.o.log.info({ client: r.clientId }, 'sign-in failed at the authorization endpoint');
       return again({ form: 'The user name or password is incorrect.', password: 'The user name or password is incorrect.' }, username.slice(0, MAX_USERNAME));

@@ -1,9 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { makeHome, type TestHome } from '../../helpers/home.js';
 import { freeOffset, startSluice, waitPort, type SluiceProcess } from '../../fixtures/sluice-process.js';
+import { selfSignedCertificate } from '../../../bench/lib/certificate.js';
+import { startRedis, type RedisServer } from '../../fixtures/redis-server.js';
 
 type Tap = { teardown(fn: () => unknown): void };
 
@@ -11,13 +12,7 @@ type Tap = { teardown(fn: () => unknown): void };
 export function controlPlaneCertificate(t: Tap): { keyStore: string; trust: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-cp-cert-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const key = path.join(dir, 'key.pem');
-  const cert = path.join(dir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=localhost',
-    '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'ignore' });
-  const keyStore = path.join(dir, 'cp.pem');
-  fs.writeFileSync(keyStore, fs.readFileSync(key, 'utf8') + fs.readFileSync(cert, 'utf8'));
-  return { keyStore, trust: cert };
+  return selfSignedCertificate(dir);
 }
 
 /** Ports back to the catalog defaults, so that server.offset places them (as an operator's homes would). */
@@ -101,4 +96,17 @@ export function controlPlaneConf(keyStore: string, extra: Record<string, unknown
     transport: { passthru_https: { listener: { key_store: { file_name: keyStore, type: 'PEM', password: '', key_password: '' } } } },
     apim: { gateway_notification: { cleanup: { expiry_time: '2s' } } },
   }, extra);
+}
+
+/**
+ * A control plane and one gateway-worker with [apim.redis_config] events on a redis-server of their own; the
+ * worker's safety poll is a minute away, so only Redis (or the long poll when Redis is down) brings changes.
+ */
+export async function redisEventsCluster(t: Tap): Promise<{ redis: RedisServer; cp: Node; gw: Node }> {
+  const redis = await startRedis(t);
+  const cert = controlPlaneCertificate(t);
+  const redisConf = { apim: { redis_config: { enable: true, url: redis.url } } };
+  const cp = await startProcessNode(t, controlPlaneConf(cert.keyStore, redisConf), 'servlet');
+  const gw = await startProcessNode(t, workerConf(cp.https, cert.trust, { ...redisConf, sluice: { event_hub: { poll_interval: '60s' } } }), 'gateway');
+  return { redis, cp, gw };
 }

@@ -2,6 +2,7 @@ import t from 'tap';
 import { startSluice } from '../../helpers/sluice.js';
 import { API_DIR, apiToml } from '../../helpers/home.js';
 import { recordingBackend, rawRequest } from '../../helpers/recording-backend.js';
+import { prng } from '../../helpers/prng.js';
 
 // A bounded, seeded fuzz of the front door: mutations of valid requests, sent over real sockets. Whatever the
 // bytes, the invariants hold: one client request never becomes two backend requests, nothing malformed
@@ -12,17 +13,6 @@ import { recordingBackend, rawRequest } from '../../helpers/recording-backend.js
 const CASES = Number(process.env['FUZZ_CASES'] ?? 300);
 const SEED = Number(process.env['FUZZ_SEED'] ?? 0x5eed);
 
-/** mulberry32: a small seeded PRNG, so a failing case can be replayed from its seed and index. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const BASES: readonly { readonly bytes: string; readonly requests: number }[] = [
   { bytes: 'GET /fz/v1/a/b?x=1 HTTP/1.1\r\nHost: gw\r\nAccept: */*\r\n\r\n', requests: 1 },

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import {
   DEFAULT_TARGET_RULES, normalizeGeneral, normalizePath, TargetRefusal, type NormalizedTarget, type TargetRules,
 } from '../../../transport/front-door/request-target.js';
+import { prng } from '../../helpers/prng.js';
 
 interface Case {
   readonly raw: string;
@@ -138,17 +139,6 @@ function reference(raw: string, rules: TargetRules): string | null {
   return r.climbed ? null : r.out === '' ? '/' : r.out;
 }
 
-/** mulberry32: a small seeded generator, so a failure names a case that reproduces. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // '/' and '.' weighted up, so that dot-segments are common.
 const ALPHABET = ['/', '/', '/', '/', '.', '.', '.', '.', '%', '2', 'e', 'E', 'f', 'F', '5', 'c', ';', 'a', '\\', '~'];

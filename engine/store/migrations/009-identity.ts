@@ -6,8 +6,8 @@ import type { Migration } from './types.js';
  * state, so that a revocation outlives a restart), and two application key columns: the external issuer a
  * key belongs to, and the sealed secret of a registered client (returned again to the same owner).
  */
-export const m008Identity: Migration = {
-  version: 8,
+export const m009Identity: Migration = {
+  version: 9,
   name: 'identity',
   up: () => [
     `ALTER TABLE users ADD COLUMN claims TEXT NOT NULL DEFAULT '{}'`,

@@ -1,7 +1,8 @@
 /**
- * What never reaches an access log, an analytics event or a span in clear: credentials in query
- * parameters and in headers. The gateway never copies the Authorization header anywhere; these rules cover
- * the other places a client may put a credential.
+ * What never reaches an access log, an analytics event, a span or a log mediator's line in clear:
+ * credentials in query parameters and in headers. The gateway never copies the Authorization header
+ * anywhere; these rules cover the other places a client may put a credential. Here, below mediation and the
+ * operations code, so that both read the same list.
  */
 
 /** Query parameter names whose values are masked (case-insensitive). */
@@ -9,7 +10,7 @@ const SECRET_PARAMS = /^(access_token|refresh_token|id_token|token|apikey|api_ke
 
 export const MASK = '********';
 
-/** Header names (lower case) whose values are masked when headers are copied (analytics send_headers). */
+/** Header names (lower case) whose values are masked when headers are copied (analytics send_headers, log mediator). */
 export const SENSITIVE_HEADERS: readonly string[] = [
   'authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'apikey', 'api_key', 'api-key', 'x-api-key',
   'internal-key', 'x-jwt-assertion', 'x-amz-security-token', 'ssl-client-cert', 'x-wso2-client-certificate',

@@ -1,0 +1,113 @@
+import { PROXIES, type ProxyId } from '../peers/peer.js';
+import { SCENARIOS, SCENARIO_IDS, clean, type BenchResults, type Measurement } from './results.js';
+import { evaluateTargets, type TargetLine } from './targets.js';
+
+/**
+ * The tables of one run as Markdown: printed at the end of `npm run bench` and written into
+ * docs/performance.md by `npm run bench:docs`, so that the page shows exactly what the run printed.
+ */
+
+const NAMES: Record<ProxyId, string> = { direct: 'direct', nginx: 'nginx', haproxy: 'HAProxy', fastify: 'fastify', floor: 'floor', sluice: 'Sluice' };
+const RATIO_TO: readonly ProxyId[] = ['nginx', 'haproxy', 'fastify', 'floor'];
+
+export const fmtInt = (n: number): string => Math.round(n).toLocaleString('en-US').replace(/,/g, ' ');
+const fmtMs = (n: number): string => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+const fmtUs = (n: number): string => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
+
+/** A warning mark for a load that saw errors or non-2xx answers: its figures are not comparable. */
+function flag(m: Measurement): string {
+  return clean(m) ? '' : ` ⚠ ${m.result.errors} errors, ${m.result.non2xx} non-2xx`;
+}
+
+interface Row { readonly scenario: keyof typeof SCENARIOS; readonly threads: number; readonly connections: number; readonly cells: Partial<Record<ProxyId, Measurement>> }
+
+/** Rows in the tables' order: threads, then scenario, then connections. */
+export function rows(r: BenchResults): Row[] {
+  const out: Row[] = [];
+  for (const threads of r.threads) {
+    for (const scenario of SCENARIO_IDS) {
+      const ms = r.measurements.filter((m) => m.threads === threads && m.scenario === scenario);
+      for (const connections of [...new Set(ms.map((m) => m.connections))].sort((a, b) => a - b)) {
+        const cells: Partial<Record<ProxyId, Measurement>> = {};
+        for (const m of ms) if (m.connections === connections) cells[m.proxy] = m;
+        out.push({ scenario, threads, connections, cells });
+      }
+    }
+  }
+  return out;
+}
+
+function table(head: readonly string[], body: readonly (readonly string[])[]): string {
+  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...body.map((b) => `| ${b.join(' | ')} |`)].join('\n');
+}
+
+const rowLabel = (row: Row): string[] => [SCENARIOS[row.scenario], String(row.threads), String(row.connections)];
+
+/** Requests/s and p99 per proxy, and Sluice's ratio to each peer in the same row. */
+export function throughputTable(r: BenchResults): string {
+  const head = ['scenario', 'threads', 'conns', ...PROXIES.map((p) => NAMES[p]), ...RATIO_TO.map((p) => `Sluice / ${NAMES[p]}`)];
+  const body = rows(r).map((row) => {
+    const s = row.cells.sluice;
+    return [
+      ...rowLabel(row),
+      ...PROXIES.map((p) => { const m = row.cells[p]; return m ? `${fmtInt(m.result.requestsPerSec)} (${fmtMs(m.result.latencyMs.p99)})${flag(m)}` : ''; }),
+      ...RATIO_TO.map((p) => { const m = row.cells[p]; return s && m && m.result.requestsPerSec > 0 ? `${(s.result.requestsPerSec / m.result.requestsPerSec).toFixed(2)}` : ''; }),
+    ];
+  });
+  return table(head, body);
+}
+
+/** CPU µs per call of each proxy's own processes: total (user + kernel). */
+export function cpuTable(r: BenchResults): string {
+  const head = ['scenario', 'threads', 'conns', ...PROXIES.map((p) => NAMES[p])];
+  const body = rows(r).map((row) => [
+    ...rowLabel(row),
+    ...PROXIES.map((p) => { const c = row.cells[p]?.cpu; return c ? `${fmtUs(c.userUs + c.kernelUs)} (${fmtUs(c.userUs)} + ${fmtUs(c.kernelUs)})` : ''; }),
+  ]);
+  return table(head, body);
+}
+
+export function targetsTable(lines: readonly TargetLine[]): string {
+  return table(['target', 'threads', 'measured', 'verdict', 'from'], lines.map((l) => [
+    l.target, String(l.threads), l.ratio === null ? 'n/a' : `${l.ratio.toFixed(2)}x`, l.verdict === 'met' ? 'met' : l.verdict === 'not met' ? '**not met**' : 'n/a', l.detail,
+  ]));
+}
+
+/** One line per target for the terminal: `met      secured ≥ 1.5x HAProxy secured (goal 2x), 1 thread: 1.62x`. */
+export function targetLines(lines: readonly TargetLine[]): string {
+  return lines.map((l) => `${l.verdict.padEnd(8)} ${l.target}, ${l.threads} thread${l.threads === 1 ? '' : 's'}: ${l.ratio === null ? 'n/a' : `${l.ratio.toFixed(2)}x`} (${l.detail})`).join('\n');
+}
+
+/** The peak gateway RSS per thread count, from the samples taken during Sluice's loads. */
+export function rssLine(r: BenchResults): string {
+  return r.threads.map((t) => {
+    const peak = Math.max(0, ...r.measurements.filter((m) => m.threads === t && m.peakRssMiB !== undefined).map((m) => m.peakRssMiB!));
+    return `${t} io thread${t === 1 ? '' : 's'}: ${peak.toFixed(0)} MiB`;
+  }).join(', ');
+}
+
+/** What the run was: the command, when, on what. */
+export function runLine(r: BenchResults): string {
+  const machine = Object.entries(r.machine).map(([k, v]) => `${k} ${v}`).join('; ');
+  return `\`${r.command}\`, ${r.at}${r.quick ? ' (**a smoke run**: short loads on a loaded machine, to check that everything starts, answers and is parsed; not figures)' : ''}. ` +
+    `${r.durationSec} s per load after ${r.warmupSec} s of warm-up, wrk with 1 thread; Sluice's access log ${r.accessLog ? 'on' : 'off'}. ${machine}.`;
+}
+
+/** The whole results section of docs/performance.md, with the charts at `chartDir` (relative to the page). */
+export function resultsSection(r: BenchResults, chartDir: string): string {
+  const charts = r.threads.flatMap((t) => {
+    const th = `${t} thread${t === 1 ? '' : 's'}`;
+    return [`![requests/s, ${th}](${chartDir}/bench-rps-t${t}.svg)`, `![CPU µs per call, ${th}](${chartDir}/bench-cpu-t${t}.svg)`];
+  });
+  return [
+    runLine(r), '',
+    ...charts.map((c) => `${c}\n`),
+    'Requests/s (p99 in ms) and Sluice\'s same-run ratio to each peer; the secured row is each proxy\'s secured frontend (Sluice: JWT + subscription + throttling):', '',
+    throughputTable(r), '',
+    'CPU µs per call of each proxy\'s own processes, from /proc: total (user + kernel); for direct, the backend\'s:', '',
+    cpuTable(r), '',
+    `Peak gateway RSS: ${rssLine(r)}.`, '',
+    'Issue 20\'s targets, every figure a ratio in this run:', '',
+    targetsTable(evaluateTargets(r)),
+  ].join('\n');
+}

@@ -1,0 +1,66 @@
+import type { LoadResult } from './load.js';
+import type { CpuPerCall } from './proc-cpu.js';
+import type { ProxyId } from '../peers/peer.js';
+
+/** The scenarios of `npm run bench`, in the order the tables show them. */
+export const SCENARIOS = {
+  'get': 'GET small, pass-through',
+  'get-secured': 'GET small, secured: JWT RS256 + rate limit per client',
+  'get-jwt': 'GET small, JWT + subscription (no throttling policy)',
+  'get-mediated': 'GET small, a small in-sequence',
+  'post-10k': 'POST 10 KB, pass-through',
+  'upload-1m': 'POST 1 MiB, pass-through',
+  'download-1m': 'GET 1 MiB, pass-through',
+  'https-echo': 'HTTPS POST 1 KiB echo, JWT (the reference scenario)',
+} as const;
+export type ScenarioId = keyof typeof SCENARIOS;
+export const SCENARIO_IDS = Object.keys(SCENARIOS) as ScenarioId[];
+
+export interface Measurement {
+  readonly scenario: ScenarioId;
+  readonly proxy: ProxyId;
+  readonly threads: number;
+  readonly connections: number;
+  readonly result: LoadResult;
+  /** CPU of the proxy's own processes per call; for `direct`, the backend's. */
+  readonly cpu: CpuPerCall | null;
+  /** Sluice only: peak RSS of the gateway process during the load, MiB. */
+  readonly peakRssMiB?: number;
+}
+
+/** What `npm run bench` writes to bench/results/*.json, and what the docs page is generated from. */
+export interface BenchResults {
+  readonly version: 2;
+  readonly at: string;
+  /** The command as it was run, knobs included. */
+  readonly command: string;
+  readonly quick: boolean;
+  readonly durationSec: number;
+  readonly warmupSec: number;
+  readonly threads: readonly number[];
+  readonly connections: readonly number[];
+  /** The connections of every scenario but the pass-through GET's sweep (100 unless asked otherwise). */
+  readonly refConnections: number;
+  readonly accessLog: boolean;
+  readonly machine: Readonly<Record<string, string>>;
+  readonly measurements: readonly Measurement[];
+}
+
+/**
+ * The measurement of a scenario for a proxy and thread count. The pass-through GET runs at several
+ * connection counts: without `connections`, the run's reference count. Every other scenario runs at one
+ * count of its own (the 1 MiB ones at fewer), which is the one found.
+ */
+export function findMeasurement(r: BenchResults, scenario: ScenarioId, proxy: ProxyId, threads: number, connections?: number): Measurement | undefined {
+  const c = connections ?? (scenario === 'get' ? r.refConnections : undefined);
+  return r.measurements.find((m) => m.scenario === scenario && m.proxy === proxy && m.threads === threads && (c === undefined || m.connections === c));
+}
+
+/** Whether every call of the load was answered 2xx/3xx without a socket error: a ratio of a load that was not is no figure. */
+export function clean(m: Measurement): boolean {
+  return m.result.errors === 0 && m.result.non2xx === 0 && m.result.requests > 0;
+}
+
+export function cpuTotal(m: Measurement): number | null {
+  return m.cpu ? m.cpu.userUs + m.cpu.kernelUs : null;
+}

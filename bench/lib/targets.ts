@@ -1,0 +1,64 @@
+import type { ProxyId } from '../peers/peer.js';
+import { clean, findMeasurement, type BenchResults, type Measurement, type ScenarioId } from './results.js';
+
+/** The reference system's published HTTPS figures (WSO2 API-M 4.x performance run 496): TPS and p99. */
+export const REFERENCE_HTTPS = { tps: 3800, p99Ms: 76, aimRatio: 5, aimP99Ms: 10 } as const;
+
+export type Verdict = 'met' | 'not met' | 'n/a';
+
+export interface TargetLine {
+  /** The target as issue 20 states it. */
+  readonly target: string;
+  readonly threads: number;
+  /** The measured ratio (or the TPS ratio to the reference), null when a side was not measured or not clean. */
+  readonly ratio: number | null;
+  readonly min: number;
+  readonly verdict: Verdict;
+  /** What the ratio was made of, or why there is none. */
+  readonly detail: string;
+}
+
+const fmt = (n: number): string => Math.round(n).toLocaleString('en-US').replace(/,/g, ' ');
+
+/** Sluice's `a` over a peer's `b`, both same-run requests/s; n/a when either is missing or saw errors. */
+function ratioLine(target: string, threads: number, min: number, a: Measurement | undefined, b: Measurement | undefined, what: [string, string]): TargetLine {
+  if (!a || !b) return { target, threads, min, ratio: null, verdict: 'n/a', detail: `not measured (${!a ? what[0] : what[1]})` };
+  for (const [m, name] of [[a, what[0]], [b, what[1]]] as const) {
+    if (!clean(m)) return { target, threads, min, ratio: null, verdict: 'n/a', detail: `${name} had ${m.result.errors} errors and ${m.result.non2xx} non-2xx answers` };
+  }
+  const ratio = a.result.requestsPerSec / b.result.requestsPerSec;
+  return { target, threads, min, ratio, verdict: ratio >= min ? 'met' : 'not met', detail: `${what[0]} ${fmt(a.result.requestsPerSec)} / ${what[1]} ${fmt(b.result.requestsPerSec)} requests/s` };
+}
+
+/** Issue 20's targets, one line per target and thread count, from one run's measurements. */
+export function evaluateTargets(r: BenchResults): TargetLine[] {
+  const lines: TargetLine[] = [];
+  const m = (scenario: ScenarioId, proxy: ProxyId, threads: number, c?: number): Measurement | undefined => findMeasurement(r, scenario, proxy, threads, c);
+  const log = r.accessLog ? 'access log on' : 'access log OFF';
+  for (const t of r.threads) {
+    lines.push(ratioLine(`pass-through ≥ 0.9x the floor (${log})`, t, 0.9, m('get', 'sluice', t), m('get', 'floor', t), ['Sluice', 'floor']));
+    lines.push(ratioLine('secured ≥ 0.95x Sluice pass-through', t, 0.95, m('get-secured', 'sluice', t), m('get', 'sluice', t), ['secured', 'pass-through']));
+    lines.push(ratioLine('secured ≥ 1.5x HAProxy secured (goal 2x)', t, 1.5, m('get-secured', 'sluice', t), m('get-secured', 'haproxy', t), ['Sluice', 'HAProxy']));
+    lines.push(ratioLine('secured ≥ 3x the fastify stack secured', t, 3, m('get-secured', 'sluice', t), m('get-secured', 'fastify', t), ['Sluice', 'fastify']));
+    lines.push(ratioLine('POST 10 KB ≥ 0.85x nginx', t, 0.85, m('post-10k', 'sluice', t), m('post-10k', 'nginx', t), ['Sluice', 'nginx']));
+    lines.push(ratioLine('1 MiB up ≥ 0.95x nginx', t, 0.95, m('upload-1m', 'sluice', t), m('upload-1m', 'nginx', t), ['Sluice', 'nginx']));
+    lines.push(ratioLine('1 MiB down ≥ 0.95x nginx', t, 0.95, m('download-1m', 'sluice', t), m('download-1m', 'nginx', t), ['Sluice', 'nginx']));
+    if (t === 2) lines.push(ratioLine('2 io threads ≥ 1.0x nginx with 2 workers, 100 connections', 2, 1.0, m('get', 'sluice', 2, 100), m('get', 'nginx', 2, 100), ['Sluice', 'nginx']));
+    lines.push(httpsLine(t, m('https-echo', 'sluice', t)));
+  }
+  return lines;
+}
+
+function httpsLine(threads: number, s: Measurement | undefined): TargetLine {
+  const ref = REFERENCE_HTTPS;
+  const target = `HTTPS JWT POST 1 KiB echo ≥ ${ref.aimRatio}x the reference's ${fmt(ref.tps)} TPS with p99 ≤ ${ref.aimP99Ms} ms`;
+  const base = { target, threads, min: ref.aimRatio };
+  if (!s) return { ...base, ratio: null, verdict: 'n/a', detail: 'not measured' };
+  if (!clean(s)) return { ...base, ratio: null, verdict: 'n/a', detail: `${s.result.errors} errors and ${s.result.non2xx} non-2xx answers` };
+  const ratio = s.result.requestsPerSec / ref.tps;
+  const p99 = s.result.latencyMs.p99;
+  return {
+    ...base, ratio, verdict: ratio >= ref.aimRatio && p99 <= ref.aimP99Ms ? 'met' : 'not met',
+    detail: `${fmt(s.result.requestsPerSec)} TPS, p99 ${p99.toFixed(1)} ms, against ${fmt(ref.tps)} TPS, p99 ${ref.p99Ms} ms (WSO2 API-M 4.x run 496, 2 vCPU c5.large, load from another machine; here the load generator shares the 2 cores)`,
+  };
+}

@@ -1,0 +1,34 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
+
+/** Whether a program is on PATH (or in /usr/sbin, where Debian puts nginx and haproxy). */
+export function onPath(name: string): boolean {
+  const dirs = [...(process.env['PATH'] ?? '').split(path.delimiter), '/usr/sbin', '/sbin'];
+  return dirs.some((d) => d !== '' && fs.existsSync(path.join(d, name)));
+}
+
+/**
+ * The programs `npm run bench` starts, installed with apt-get when missing (as .ci/run does), when this is
+ * Debian and we are root. Fails naming what is missing and how to install it otherwise.
+ */
+export function ensurePrograms(packages: readonly string[]): void {
+  let missing = packages.filter((p) => !onPath(p));
+  if (missing.length === 0) return;
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (root && onPath('apt-get')) {
+    process.stdout.write(`installing ${missing.join(', ')} (apt-get)\n`);
+    try {
+      execFileSync('apt-get', ['update', '-q'], { stdio: 'ignore' });
+      execFileSync('apt-get', ['install', '-y', '-q', ...missing], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    } catch { /* said below */ }
+    missing = missing.filter((p) => !onPath(p));
+  }
+  if (missing.length > 0) throw new Error(`npm run bench needs ${missing.join(', ')}: apt-get install -y ${missing.join(' ')}`);
+}
+
+/** A program's version line, for the results (`nginx -v` prints it on stderr, `haproxy -v` on stdout). */
+export function versionOf(cmd: string, args: readonly string[]): string {
+  const r = spawnSync(cmd, args, { encoding: 'utf8' });
+  return `${r.stdout ?? ''}${r.stderr ?? ''}`.split('\n').find((l) => l.trim() !== '')?.trim() ?? 'unknown';
+}

@@ -1,0 +1,128 @@
+import t from 'tap';
+import { XMLValidator } from 'fast-xml-parser';
+import { barChart } from '../../bench/lib/chart.js';
+import { replaceSection, START, END } from '../../bench/lib/docs-section.js';
+import { cpuTable, resultsSection, targetLines, throughputTable } from '../../bench/lib/report.js';
+import { resultCharts } from '../../bench/lib/result-charts.js';
+import type { BenchResults, Measurement, ScenarioId } from '../../bench/lib/results.js';
+import { evaluateTargets, type TargetLine } from '../../bench/lib/targets.js';
+import type { ProxyId } from '../../bench/peers/peer.js';
+
+function m(scenario: ScenarioId, proxy: ProxyId, threads: number, connections: number, rps: number, o: { p99?: number; non2xx?: number; cpu?: [number, number] } = {}): Measurement {
+  return {
+    scenario, proxy, threads, connections, cpu: o.cpu ? { userUs: o.cpu[0], kernelUs: o.cpu[1] } : null,
+    result: { requestsPerSec: rps, requests: rps * 8, errors: 0, non2xx: o.non2xx ?? 0, throughputMiBps: 1, latencyMs: { p50: 1, p90: 2, p99: o.p99 ?? 5, p999: 9, max: 12 } },
+  };
+}
+
+function results(measurements: Measurement[], threads = [1, 2]): BenchResults {
+  return {
+    version: 2, at: '2026-11-25T10:00:00.000Z', command: 'npm run bench', quick: false, durationSec: 8, warmupSec: 2, threads,
+    connections: [100, 1000], refConnections: 100, accessLog: true, machine: { cores: '2 × test' }, measurements,
+  };
+}
+
+const line = (lines: TargetLine[], start: string, threads: number): TargetLine => {
+  const l = lines.find((x) => x.target.startsWith(start) && x.threads === threads);
+  if (!l) throw new Error(`no target line ${start} t=${threads}`);
+  return l;
+};
+
+t.test('targets: each a same-run ratio against its threshold, met at the threshold itself', async (t) => {
+  const r = results([
+    m('get', 'sluice', 1, 100, 27_000), m('get', 'floor', 1, 100, 30_000), m('get', 'sluice', 1, 1000, 1), m('get', 'floor', 1, 1000, 1_000_000),
+    m('get-secured', 'sluice', 1, 100, 25_000), m('get-secured', 'haproxy', 1, 100, 12_500), m('get-secured', 'fastify', 1, 100, 10_000),
+    m('post-10k', 'sluice', 1, 100, 17_000), m('post-10k', 'nginx', 1, 100, 20_000),
+    m('upload-1m', 'sluice', 1, 20, 95), m('upload-1m', 'nginx', 1, 20, 100),
+    m('download-1m', 'sluice', 1, 20, 94), m('download-1m', 'nginx', 1, 20, 100),
+    m('https-echo', 'sluice', 1, 100, 19_000, { p99: 10 }),
+    m('get', 'sluice', 2, 100, 40_000), m('get', 'nginx', 2, 100, 40_001),
+    m('https-echo', 'sluice', 2, 100, 30_000, { p99: 10.5 }),
+  ]);
+  const lines = evaluateTargets(r);
+  t.equal(line(lines, 'pass-through ≥ 0.9x the floor', 1).verdict, 'met', '0.9 exactly, at the reference connections (not the 1000-connection row)');
+  t.equal(line(lines, 'pass-through ≥ 0.9x the floor', 1).ratio, 0.9);
+  t.match(line(lines, 'pass-through ≥ 0.9x the floor', 1).target, /access log on/);
+  t.equal(line(lines, 'secured ≥ 0.95x Sluice pass-through', 1).verdict, 'not met', '25 000 / 27 000 = 0.93');
+  t.equal(line(lines, 'secured ≥ 1.5x HAProxy', 1).ratio, 2);
+  t.equal(line(lines, 'secured ≥ 3x the fastify', 1).verdict, 'not met', '2.5x');
+  t.equal(line(lines, 'POST 10 KB', 1).verdict, 'met', '0.85 exactly');
+  t.equal(line(lines, '1 MiB up', 1).verdict, 'met', 'the 1 MiB loads run at their own connection count');
+  t.equal(line(lines, '1 MiB down', 1).verdict, 'not met');
+  t.equal(line(lines, 'HTTPS', 1).verdict, 'met', '5x the reference\'s 3 800 TPS with p99 10 ms');
+  t.match(line(lines, 'HTTPS', 1).detail, /load generator shares the 2 cores/);
+  t.equal(line(lines, 'HTTPS', 2).verdict, 'not met', 'enough TPS but p99 over 10 ms');
+  t.equal(line(lines, '2 io threads', 2).verdict, 'not met', 'a hair under nginx');
+  t.notOk(lines.some((l) => l.target.startsWith('2 io threads') && l.threads === 1), 'the 2-thread target only on the 2-thread rows');
+  t.equal(line(lines, 'secured ≥ 1.5x HAProxy', 2).verdict, 'n/a', 'not measured is said, not guessed');
+  t.match(line(lines, 'secured ≥ 1.5x HAProxy', 2).detail, /not measured/);
+  t.match(targetLines(lines), /^met {6}pass-through ≥ 0\.9x the floor \(access log on\), 1 thread: 0\.90x/m);
+});
+
+t.test('a load that saw errors or non-2xx answers gives no ratio', async (t) => {
+  const lines = evaluateTargets(results([
+    m('get-secured', 'sluice', 1, 100, 90_000, { non2xx: 3 }), m('get-secured', 'haproxy', 1, 100, 10_000),
+    m('https-echo', 'sluice', 1, 100, 90_000, { non2xx: 1 }),
+  ], [1]));
+  const l = line(lines, 'secured ≥ 1.5x HAProxy', 1);
+  t.equal(l.verdict, 'n/a');
+  t.equal(l.ratio, null);
+  t.match(l.detail, /3 non-2xx/);
+  t.equal(line(lines, 'HTTPS', 1).verdict, 'n/a');
+  t.match(throughputTable(results([m('get', 'sluice', 1, 100, 5, { non2xx: 3 })], [1])), /⚠ 0 errors, 3 non-2xx/, 'the table marks it');
+});
+
+t.test('tables: a row per thread count, scenario and connections, a column per proxy, Sluice\'s ratios', async (t) => {
+  const r = results([
+    m('get', 'nginx', 1, 100, 40_000, { cpu: [3, 12] }), m('get', 'sluice', 1, 100, 30_000, { p99: 7.25, cpu: [12.5, 15.5] }),
+    m('get', 'floor', 1, 1000, 1000), m('get-secured', 'haproxy', 1, 100, 10_000, { cpu: [40, 20] }),
+  ], [1]);
+  const tp = throughputTable(r).split('\n');
+  t.equal(tp.length, 2 + 3, 'head, rule, three rows');
+  const cols = tp[0]!.split('|').length;
+  t.ok(tp.every((l) => l.split('|').length === cols), 'every row has every column');
+  t.match(tp[2], /^\| GET small, pass-through \| 1 \| 100 \|  \| 40 000 \(5\.00\) \|  \|  \|  \| 30 000 \(7\.25\) \| 0\.75 \|/);
+  t.match(tp[3], /\| 1 \| 1000 \|/);
+  t.match(tp[4], /^\| GET small, secured/);
+  const cpu = cpuTable(r);
+  t.match(cpu, /\| 15\.0 \(3\.0 \+ 12\.0\) \|  \|  \|  \| 28\.0 \(12\.5 \+ 15\.5\) \|/);
+  t.match(cpu, /60\.0 \(40\.0 \+ 20\.0\)/);
+  const section = resultsSection(r, 'img');
+  t.match(section, /!\[requests\/s, 1 thread\]\(img\/bench-rps-t1\.svg\)/);
+  t.match(section, /!\[CPU µs per call, 1 thread\]\(img\/bench-cpu-t1\.svg\)/);
+  t.match(section, /`npm run bench`, 2026-11-25T10:00:00\.000Z/);
+  t.notMatch(section, /smoke run/);
+  t.match(resultsSection({ ...r, quick: true }, 'img'), /a smoke run/, 'a smoke run says it is one');
+});
+
+t.test('charts: valid SVG, bars scaled within each scenario, stacked segments, text escaped', async (t) => {
+  const svg = barChart({
+    title: 'a <b> & "c"', series: [{ name: 'sluice', color: '#1f77b4' }], segmentNames: ['user', 'kernel'],
+    groups: [
+      { label: 'small', bars: [{ series: 'sluice', segments: [10, 30], text: '40' }, { series: 'nginx', segments: [5, 15], text: '20' }] },
+      { label: '1 MiB', bars: [{ series: 'sluice', segments: [1000], text: '1000' }] },
+    ],
+  });
+  t.equal(XMLValidator.validate(svg), true, 'well-formed XML');
+  t.match(svg, /a &lt;b&gt; &amp; &quot;c&quot;/);
+  const widths = [...svg.matchAll(/<rect x="[\d.]+" y="\d+" width="([\d.]+)" height="12"/g)].map((x) => Number(x[1]));
+  t.same(widths, [105, 315, 52.5, 157.5, 420], 'each group\'s largest bar spans the plot; segments in proportion');
+  t.match(svg, /fill="#999"/, 'a series without a colour is grey');
+
+  const r = results([m('get', 'sluice', 1, 100, 30_000, { cpu: [10, 15] }), m('get', 'nginx', 2, 100, 40_000, { cpu: [3, 12] })]);
+  const files = resultCharts(r);
+  t.same(Object.keys(files).sort(), ['bench-cpu-t1.svg', 'bench-cpu-t2.svg', 'bench-rps-t1.svg', 'bench-rps-t2.svg']);
+  for (const [name, s] of Object.entries(files)) t.equal(XMLValidator.validate(s), true, name);
+  t.match(files['bench-rps-t1.svg'], /sluice 30 000 \(5\.0 ms\)/);
+  t.match(files['bench-cpu-t2.svg'], /nginx 15\.0 µs/);
+  t.match(resultCharts({ ...r, quick: true })['bench-rps-t1.svg'], /SMOKE RUN/);
+});
+
+t.test('the docs section is replaced between its markers, and only there', async (t) => {
+  const page = `# Performance\n\nbefore\n\n${START}\nold figures\n${END}\n\nafter\n`;
+  const once = replaceSection(page, 'new figures');
+  t.equal(once, `# Performance\n\nbefore\n\n${START}\nnew figures\n${END}\n\nafter\n`);
+  t.equal(replaceSection(once, 'new figures'), once, 'running it twice changes nothing');
+  t.throws(() => replaceSection('# Performance\n', 'x'), /has no/);
+  t.throws(() => replaceSection(`${END}\n${START}\n`, 'x'), /has no/, 'markers out of order');
+});
