@@ -10,6 +10,7 @@ export class HomeLayout {
   get sequencesDir(): string { return path.join(this.serverDeployment, 'synapse-configs/default/sequences'); }
   get apisDir(): string { return path.join(this.serverDeployment, 'apis'); }
   get applicationsDir(): string { return path.join(this.serverDeployment, 'applications'); }
+  get usersDir(): string { return path.join(this.serverDeployment, 'users'); }
   get policiesDir(): string { return path.join(this.serverDeployment, 'policies'); }
   get databaseDir(): string { return path.join(this.root, 'repository/database'); }
   get securityDir(): string { return path.join(this.root, 'repository/resources/security'); }

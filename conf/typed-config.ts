@@ -16,6 +16,7 @@ import { eventHubView, artifactSyncView, gatewayNotificationView, gatewayEnviron
 import { throttlingView } from './views/throttling.js';
 import { redisView } from './views/redis.js';
 import { websocketView } from './views/websocket.js';
+import { authorizationView, externalIssuersView, ldapUserStoreView } from './views/identity.js';
 
 export * from './views/server.js';
 export * from './views/tls.js';
@@ -29,6 +30,7 @@ export * from './views/control-plane.js';
 export * from './views/throttling.js';
 export * from './views/redis.js';
 export * from './views/websocket.js';
+export * from './views/identity.js';
 
 /** Every view, built once: check-config uses it to find keys the operator set that nothing reads. */
 const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [
@@ -38,6 +40,7 @@ const ALL_VIEWS: readonly ((c: Config) => unknown)[] = [
   healthCheckView, accessLogView, analyticsView, tracingView, metricsView,
   eventHubView, artifactSyncView, gatewayNotificationView, gatewayEnvironments, eventRedisView, adminApiView,
   throttlingView, redisView, websocketView,
+  authorizationView, externalIssuersView, ldapUserStoreView,
 ];
 
 export function buildAllViews(config: Config): void {

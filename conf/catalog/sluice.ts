@@ -1,4 +1,4 @@
-import { key } from './types.js';
+import { key, itemKey } from './types.js';
 
 /**
  * Keys that are Sluice's own: not in the seed catalog, documented in docs/configuration.md. They sit in the
@@ -173,6 +173,28 @@ export const SLUICE_KEYS = [
     notes: 'true: a WebSocket handshake needs a subscription of the application to the API (900908, 403 without), as an HTTP call does; false: any valid token may connect, a blocked or inactive subscription is still refused' }),
   key('sluice.websocket', 'throttle_action', 'string', { default: 'close', allowed: ['close', 'drop'], sluice: true,
     notes: 'a message over a throttling limit: close the connection with 4429, or drop the message' }),
+  // [sluice.oauth]: the authorization endpoint and OpenID Connect (docs/tokens.md)
+  key('sluice.oauth', 'authorization_code_validity', 'duration', { default: 60000, sluice: true,
+    notes: 'how long an authorization code may be exchanged (single use); RFC 6749 §4.1.2 asks for a short life' }),
+  key('sluice.oauth', 'login_validity', 'duration', { default: 600000, sluice: true,
+    notes: 'how long the login and consent pages of one authorization request stay usable' }),
+  key('sluice.oauth', 'pkce_required', 'boolean', { default: true, sluice: true,
+    notes: 'the authorization code grant needs a PKCE code_challenge (RFC 7636; RFC 9700 asks it of every client)' }),
+  key('sluice.oauth', 'pkce_allow_plain', 'boolean', { default: false, sluice: true,
+    notes: 'accept code_challenge_method=plain; S256 only by default (RFC 9700 §2.1.1)' }),
+  key('sluice.oauth', 'jwt_bearer_max_lifetime', 'duration', { default: 3600000, sluice: true,
+    notes: 'jwt-bearer grant: an assertion whose exp is further than this from now is refused (RFC 7523 §3: a short life)' }),
+  // [[apim.jwt.issuer]]: Sluice's keys of an external issuer beside the catalog's name, jwks.url and claim_mapping
+  itemKey('apim.jwt.issuer', 'issuer', 'string', { sluice: true, notes: 'the iss its tokens carry (default: the name)' }),
+  itemKey('apim.jwt.issuer', 'certificate', 'string', { sluice: true, notes: 'PEM certificate or public key that signs its tokens, instead of jwks.url' }),
+  itemKey('apim.jwt.issuer', 'consumer_key_claim', 'string', { default: 'azp', sluice: true,
+    notes: 'claim naming the client (client_id is tried after it); an application key with key_manager = <name> and that client_id maps the token to its application' }),
+  itemKey('apim.jwt.issuer', 'scopes_claim', 'string', { default: 'scope', sluice: true, notes: 'claim holding the scopes (a space-separated string or a list)' }),
+  itemKey('apim.jwt.issuer', 'audience', 'string', { sluice: true, notes: 'when set, the aud its tokens must carry' }),
+  itemKey('apim.jwt.issuer', 'jwks_refresh_interval', 'duration', { default: 300000, sluice: true, notes: 'how often its JWKS is fetched again (an unknown kid also triggers a fetch, at most once a second)' }),
+  // [user_store]: where users come from (docs/tokens.md, Users and roles)
+  key('user_store', 'type', 'string', { default: 'database', allowed: ['database', 'database_unique_id', 'read_only_ldap'], sluice: true,
+    notes: 'database: the apim_db users table; read_only_ldap: users and groups also read from [user_store.properties] ConnectionURL (the database users, the super admin among them, are tried first)' }),
   // [sluice.log]
   key('sluice.log', 'level', 'string', { default: 'info', allowed: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], sluice: true }),
   key('sluice.log', 'format', 'string', { default: 'text', allowed: ['text', 'json'], sluice: true }),

@@ -48,6 +48,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Running
   const km = o.keyManager;
   const admin: AdminContext = {
     store: o.store, bus: o.bus, apis: o.apis, users: o.users, gateways, log: log.child({ component: 'admin-api' }),
+    apiKeys: km ? km.apiKeys : null,
     environments: () => environments,
     async revokeClients(clientIds) {
       if (clientIds.length === 0) return 0;
@@ -62,6 +63,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Running
       return revoked.length;
     },
     clientsChanged() { km?.clients.invalidate(); },
+    rolesChanged() { km?.roleScopes.invalidate(); },
     async changed(kind: RegistryChangedEvent['kind']) {
       revision = Math.max(revision + 1, Date.now());
       await o.bus.publish({ type: 'registry.changed', kind, revision });

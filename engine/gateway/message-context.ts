@@ -61,7 +61,8 @@ export interface TokenFacts {
   readonly scopes: readonly string[];
   /** JWT `jti`, or the base64url SHA-256 of an opaque token: the revocation key. */
   readonly tokenId: string;
-  readonly tokenType: 'JWT' | 'OPAQUE';
+  /** API_KEY and BASIC: the API's other security schemes (engine/security/api-key-auth.ts, basic-auth.ts). */
+  readonly tokenType: 'JWT' | 'OPAQUE' | 'API_KEY' | 'BASIC';
   /** The application's throttling policy. */
   readonly applicationTier: string;
   /** The token's claims (JWT), for claim-based throttling and the backend JWT. */

@@ -21,7 +21,12 @@ export interface ParsedKey {
   readonly grantTypes: readonly string[];
   readonly scopes: readonly string[];
   readonly callbackUrl?: string;
+  /** The [[apim.jwt.issuer]] whose tokens this key stands for (it then has no secret of its own). */
+  readonly keyManager?: string;
 }
+
+/** The stored "hash" of a key that belongs to an external issuer: not a scrypt hash, so no secret verifies. */
+export const NO_SECRET = '!external';
 
 export interface ParsedApplication {
   readonly name: string;
@@ -36,7 +41,7 @@ export interface ParsedApplication {
 
 export const DEFAULT_GRANT_TYPES = ['client_credentials', 'password', 'refresh_token'] as const;
 const TOP = new Set(['name', 'owner', 'throttling_policy', 'token_type', 'description', 'keys', 'subscriptions', 'attributes']);
-const KEY_FIELDS = new Set(['key_type', 'client_id', 'client_secret', 'client_secret_hash', 'grant_types', 'scopes', 'callback_url']);
+const KEY_FIELDS = new Set(['key_type', 'client_id', 'client_secret', 'client_secret_hash', 'grant_types', 'scopes', 'callback_url', 'key_manager']);
 const SUB_FIELDS = new Set(['api', 'throttling_policy', 'state']);
 const SUB_STATES: readonly SubscriptionState[] = ['UNBLOCKED', 'BLOCKED', 'PROD_ONLY_BLOCKED', 'ON_HOLD', 'REJECTED'];
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,255}$/;
@@ -96,7 +101,9 @@ export function parseApplicationFile(text: string, file: string, defaultOwner: s
     if (keys.some((x) => x.clientId === clientId)) fail(`${p}.client_id`, `"${clientId}" is used twice`);
     const secret = str(k, 'client_secret', `${p}.client_secret`, false);
     const secretHash = str(k, 'client_secret_hash', `${p}.client_secret_hash`, false);
-    if (secret === undefined && secretHash === undefined) fail(p, 'needs client_secret or client_secret_hash');
+    const keyManager = str(k, 'key_manager', `${p}.key_manager`, false);
+    if (keyManager !== undefined && (secret !== undefined || secretHash !== undefined)) fail(p, 'a key of an external issuer (key_manager) has no client_secret: its tokens come from that issuer');
+    if (keyManager === undefined && secret === undefined && secretHash === undefined) fail(p, 'needs client_secret or client_secret_hash (or key_manager, for a client of an external issuer)');
     if (secret !== undefined && secretHash !== undefined) fail(p, 'has both client_secret and client_secret_hash; keep one');
     if (secret !== undefined && secret.length === 0) fail(`${p}.client_secret`, 'must not be empty');
     if (secretHash !== undefined && !isSecretHash(secretHash)) fail(`${p}.client_secret_hash`, 'is not a scrypt hash (scrypt$N$r$p$salt$hash; see docs/tokens.md)');
@@ -109,6 +116,7 @@ export function parseApplicationFile(text: string, file: string, defaultOwner: s
       ...(secret !== undefined ? { clientSecret: secret } : {}),
       ...(secretHash !== undefined ? { clientSecretHash: secretHash } : {}),
       ...(callbackUrl ? { callbackUrl } : {}),
+      ...(keyManager !== undefined ? { keyManager, clientSecretHash: NO_SECRET } : {}),
     });
   });
 

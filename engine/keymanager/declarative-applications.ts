@@ -165,6 +165,7 @@ export class DeclarativeApplications {
           keys.push({
             keyType: k.keyType, clientId: k.clientId, clientSecretHash: hash!, grantTypes: k.grantTypes, scopes: k.scopes,
             ...(k.callbackUrl ? { callbackUrl: k.callbackUrl } : {}),
+            ...(k.keyManager ? { keyManager: k.keyManager } : {}),
           });
         }
         const def: ApplicationDefinition = {

@@ -6,6 +6,11 @@ import { InvalidClientError, InvalidClientMetadataError } from './errors.js';
 import { hashSecret } from './secret-hash.js';
 import { randomToken } from './token-crypto.js';
 import { ADMIN_ROLE, type UserDirectory } from './users.js';
+import type { StateSealer } from './authorize/sealed-state.js';
+
+/** A registered client's secret is sealed for it alone (bound to its client id), without expiry. */
+const SECRET_PURPOSE = 'registered-client-secret';
+const FOREVER_MS = 100 * 365 * 24 * 3600 * 1000;
 
 /** The reference system's client registration request (v0.14 / v0.15). */
 export interface RegistrationRequest {
@@ -43,11 +48,18 @@ export const DEFAULT_REGISTRATION_GRANTS = 'client_credentials password refresh_
  * POST /client-registration/v0.14|v0.15/register: an administrator (HTTP Basic, a user with the admin
  * role, the super admin by default) creates an application with one key. The application is named
  * `<owner>_<clientName>` as the reference system names it, kept in the store (source "registration"), and
- * answered with the client id and the only copy of the clear secret. Registering a name that exists again
- * is refused (409): the secret is stored hashed and cannot be given twice.
+ * answered with the client id and the clear secret. Registering the same name again for the same owner
+ * answers the existing keys (200), as the reference system does: the secret is kept sealed (AES-GCM under a
+ * key derived from the signing key, bound to the client id) beside its hash for that. A name held by a file
+ * or the admin API, or an application without a sealed secret, is refused (409).
  */
 export class ClientRegistration {
-  constructor(private readonly store: ApimStore, private readonly users: UserDirectory, private readonly onChange: () => Promise<void>) {}
+  constructor(
+    private readonly store: ApimStore,
+    private readonly users: UserDirectory,
+    private readonly onChange: () => Promise<void>,
+    private readonly sealer: StateSealer,
+  ) {}
 
   async authenticate(authorization: string | undefined, from: string): Promise<string> {
     const basic = basicCredentials(authorization);
@@ -99,24 +111,39 @@ export class ClientRegistration {
       subscriptions: [],
       source: 'registration',
     };
-    if (await this.store.applications.get(name)) throw new InvalidClientMetadataError(`an application named "${name}" already exists`, 409);
+    const existing = await this.store.applications.get(name);
+    if (existing) return this.existing(existing, saas === true);
     try {
       await this.store.applications.put(app);
     } catch (err) {
       if (err instanceof ApplicationConflictError) throw new InvalidClientMetadataError(err.message, 409);
       throw err;
     }
+    await this.store.applications.setSealedSecret(clientId, this.sealer.seal(SECRET_PURPOSE, clientId, FOREVER_MS, clientSecret));
     await this.onChange();
-    return {
-      clientId,
-      clientSecret,
-      clientName: name,
-      callBackURL: callbackUrl ?? null,
-      isSaasApplication: saas === true,
-      appOwner: owner,
-      jsonString: JSON.stringify({ grant_types: grants.join(' '), redirect_uris: callbackUrl ?? '', client_name: name }),
-      jsonAppAttribute: '{}',
-      tokenType,
-    };
+    return response(app, app.keys[0]!, clientSecret, saas === true);
   }
+
+  /** The same owner registering the same client name again: its keys, when Sluice registered it. */
+  private async existing(app: ApplicationDefinition, saas: boolean): Promise<RegistrationResponse> {
+    const key = app.keys[0];
+    const sealed = key && app.source === 'registration' ? await this.store.applications.sealedSecret(key.clientId) : null;
+    const secret = sealed && key ? this.sealer.unseal<string>(SECRET_PURPOSE, key.clientId, sealed) : undefined;
+    if (!key || !secret || !secret.ok) throw new InvalidClientMetadataError(`an application named "${app.name}" already exists and its secret cannot be given again`, 409);
+    return response(app, key, secret.value, saas);
+  }
+}
+
+function response(app: ApplicationDefinition, key: ApplicationDefinition['keys'][number], clientSecret: string, saas: boolean): RegistrationResponse {
+  return {
+    clientId: key.clientId,
+    clientSecret,
+    clientName: app.name,
+    callBackURL: key.callbackUrl ?? null,
+    isSaasApplication: saas,
+    appOwner: app.owner,
+    jsonString: JSON.stringify({ grant_types: key.grantTypes.join(' '), redirect_uris: key.callbackUrl ?? '', client_name: app.name }),
+    jsonAppAttribute: '{}',
+    tokenType: app.tokenType,
+  };
 }

@@ -1,5 +1,8 @@
 import { InvalidScopeError } from './errors.js';
 
+/** OpenID Connect Core §5.4: scopes that ask for profile claims; granted with openid. */
+export const OIDC_CLAIM_SCOPES: ReadonlySet<string> = new Set(['profile', 'email', 'address', 'phone']);
+
 /** The scope given when none of the requested scopes is granted (seed 000: the shown value is "default"). */
 export const DEFAULT_SCOPE = 'default';
 
@@ -47,7 +50,10 @@ export class ScopePolicy {
    * are dropped (RFC 6749 §3.3 lets the server issue less than asked). Nothing left: "default".
    */
   grant(requested: readonly string[], keyScopes: readonly string[]): string[] {
-    const granted = requested.filter((s) => s === DEFAULT_SCOPE || keyScopes.includes(s) || this.freelyAllowed(s));
+    const ok = (s: string): boolean => s === DEFAULT_SCOPE || keyScopes.includes(s) || this.freelyAllowed(s);
+    // OpenID Connect's claim scopes go with openid: they only choose which profile claims userinfo releases.
+    const openid = requested.includes('openid') && ok('openid');
+    const granted = requested.filter((s) => ok(s) || (openid && OIDC_CLAIM_SCOPES.has(s)));
     return granted.length ? granted : [DEFAULT_SCOPE];
   }
 }

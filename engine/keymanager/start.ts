@@ -1,5 +1,5 @@
 import type { Config } from '../../conf/config.js';
-import { apimDbView, authenticationView, keyManagerAccessView, oauthView, revocationView, superAdminView, tokenPersistenceView } from '../../conf/typed-config.js';
+import { apimDbView, authenticationView, authorizationView, externalIssuersView, keyManagerAccessView, ldapUserStoreView, senderTls, oauthView, revocationView, superAdminView, tokenPersistenceView } from '../../conf/typed-config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../log/logger.js';
 import { servletFromConfig, type ServletServer, type ServletAddresses } from '../servlet/index.js';
@@ -17,6 +17,16 @@ import { ensureSuperAdminPassword } from './super-admin-password.js';
 import { TokenCodec } from './token-crypto.js';
 import { TokenService } from './token-service.js';
 import { UserDirectory } from './users.js';
+import { AuthorizationEndpoint } from './authorize/authorization-endpoint.js';
+import { StateSealer } from './authorize/sealed-state.js';
+import { UserInfo } from './oidc/userinfo.js';
+import { RoleScopes } from './user-store/role-scopes.js';
+import { ChainedUserStore, type UserStore } from './user-store/user-store.js';
+import { LdapUserStore } from './user-store/ldap-user-store.js';
+import { TrustedIssuers } from '../external-issuers/trusted-issuers.js';
+import { loadTrustedCertificates } from '../../transport/tls/key-store.js';
+import { DeclarativeUsers } from './user-store/declarative-users.js';
+import { ApiKeys } from './api-keys.js';
 
 /** Log fields that never appear in clear, whatever a caller passes. */
 export const REDACT_PATHS = [
@@ -24,6 +34,9 @@ export const REDACT_PATHS = [
   'token', '*.token', 'access_token', '*.access_token', 'refresh_token', '*.refresh_token',
   'authorization', '*.authorization', 'headers.authorization', 'req.headers.authorization', '*.headers.authorization',
 ];
+
+/** How long an expired authorization code (and so its nonce) is remembered. */
+const CODE_RETENTION_MS = 24 * 3600 * 1000;
 
 export interface KeyManagerOptions {
   /** Replace the configured servlet ports (tests use 0). */
@@ -49,8 +62,16 @@ export interface RunningKeyManager {
   readonly keys: SigningKeys;
   readonly applications: DeclarativeApplications;
   readonly clients: ClientDirectory;
-  /** The user store, with the back-off of failed logins the admin API shares. */
-  readonly users: UserDirectory;
+  /** Where resource owners are checked (the database, or the database then LDAP). */
+  readonly users: UserStore;
+  /** Scope-role bindings; clear after a role changes. */
+  readonly roleScopes: RoleScopes;
+  /** users/*.toml: users and roles declared in files. */
+  readonly usersFiles: DeclarativeUsers;
+  /** Signs and revokes API keys. */
+  readonly apiKeys: ApiKeys;
+  /** The database's users, with the back-off of failed logins the admin API and the token endpoint share. */
+  readonly directory: UserDirectory;
   /** Runs [oauth.token_cleanup] now; returns the rows removed. */
   cleanup(): Promise<number>;
   stop(): Promise<void>;
@@ -64,6 +85,7 @@ export interface RunningKeyManager {
 export async function startKeyManager(config: Config, parentLog: Logger, bus: EventBus, opts: KeyManagerOptions = {}): Promise<RunningKeyManager> {
   const log = parentLog.child({ component: 'keymanager' }, { redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
   const oauth = oauthView(config);
+  const authz = authorizationView(config);
   const persistence = tokenPersistenceView(config);
   ensureSuperAdminPassword(superAdminView(config), log);
   const access = keyManagerAccessView(config);
@@ -86,14 +108,27 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
     throw err;
   };
   try {
-    const users = new UserDirectory(store, new AuthBackoff(authentication));
-    await users.ensureSuperAdmin(access.superAdmin, log);
+    const directory = new UserDirectory(store, new AuthBackoff(authentication));
+    await directory.ensureSuperAdmin(access.superAdmin, log);
+    const ldap = ldapUserStoreView(config);
+    const users: UserStore = ldap ? new ChainedUserStore([directory, new LdapUserStore(ldap, log.child({ component: 'ldap' }))]) : directory;
+    if (ldap) log.info({ url: ldap.url, base: ldap.userSearchBase, groups: ldap.readGroups }, 'read-only LDAP user store (after the database users)');
+    const roleScopes = new RoleScopes(store);
+    const usersFiles = new DeclarativeUsers({
+      dir: home.usersDir, store, log: log.child({ component: 'users-files' }), rescanInterval: access.applicationsRescanInterval,
+      onChange: () => roleScopes.invalidate(),
+    });
+    await usersFiles.start();
+    cleanups.unshift(() => usersFiles.stop());
+    const trust = senderTls(config).trustStore;
+    const trustedIssuers = new TrustedIssuers(externalIssuersView(config), trust ? loadTrustedCertificates(trust) : undefined);
+    cleanups.unshift(() => trustedIssuers.close());
     const codec = TokenCodec.create({ hash: oauth.hashTokens, encrypt: oauth.encryptTokens, securityDir: home.securityDir });
     const writer = new TokenWriter(store.tokens, persistence.persistencePoolSize);
     cleanups.unshift(() => writer.close());
     const clients = new ClientDirectory(store);
     const tokens = new TokenService({
-      store, writer, clients, users, keys, codec, bus, oauth,
+      store, writer, clients, users, backoff: directory.backoff, roleScopes, authz, trustedIssuers, keys, codec, bus, oauth,
       retryCount: persistence.retryCountOnPersistenceFailures,
       validation: access.validation,
       log,
@@ -103,6 +138,7 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
     for (const p of tokens.scopes.invalidPatterns) log.warn({ pattern: p }, 'allowed_scopes: not a valid regular expression; matched literally');
     cleanups.unshift(() => tokens.stop());
 
+    const apiKeys = new ApiKeys({ store, keys, issuer: oauth.issuer, bus, log: log.child({ component: 'api-keys' }), ...(opts.now ? { now: opts.now } : {}) });
     let revision = 0;
     const registryChanged = async (): Promise<void> => {
       clients.invalidate();
@@ -118,17 +154,19 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
       onChange: async (change) => {
         await registryChanged();
         await tokens.revokeClients(change.removedClientIds);
+        for (const name of change.removed) await apiKeys.revokeApplication(name);
       },
     });
     await applications.start();
     cleanups.unshift(() => applications.stop());
 
-    const registration = new ClientRegistration(store, users, registryChanged);
+    const registration = new ClientRegistration(store, directory, registryChanged, new StateSealer(keys.deriveSecret('registered-client-secrets')));
 
     let cleanupTimer: NodeJS.Timeout | undefined;
     let cleaning: Promise<number> | undefined;
     const cleanup = (): Promise<number> => {
-      cleaning ??= store.tokens.cleanup(Date.now(), persistence.retainForAudit).then((n) => {
+      // Codes are kept a day past their expiry: their nonces are refused again that long.
+      cleaning ??= Promise.all([store.tokens.cleanup(Date.now(), persistence.retainForAudit), store.codes.cleanup(Date.now(), CODE_RETENTION_MS)]).then(([n]) => {
         if (n) log.info({ removed: n, audited: persistence.retainForAudit }, 'expired tokens cleaned up');
         return n;
       }).finally(() => { cleaning = undefined; });
@@ -157,7 +195,14 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
       ownedServlet = true;
       if (made.ownsTls) tls = made.tls;
     }
-    mountKeyManagerRoutes(servlet, tokens, keys, registration);
+    const authorize = new AuthorizationEndpoint({
+      clients, users, backoff: directory.backoff, roleScopes, scopes: tokens.scopes, store, view: authz, grantEnabled: oauth.grantEnabled.authorization_code,
+      sealer: new StateSealer(keys.deriveSecret('authorization-state'), opts.now), issuer: oauth.issuer, path: '/oauth2/authorize',
+      log: log.child({ component: 'authorize' }), ...(opts.now ? { now: opts.now } : {}),
+    });
+    mountKeyManagerRoutes(servlet, tokens, keys, registration, {
+      authorize, userinfo: new UserInfo(store, users, opts.now), grantEnabled: oauth.grantEnabled, pkceAllowPlain: authz.pkceAllowPlain,
+    });
     let addresses: ServletAddresses = servlet.addresses();
     if (ownedServlet) {
       if (tls) { const t = tls; cleanups.unshift(() => removeGeneratedFiles(t)); }
@@ -173,7 +218,7 @@ export async function startKeyManager(config: Config, parentLog: Logger, bus: Ev
 
     let stopped: Promise<void> | undefined;
     return {
-      servlet, addresses, store, tokens, keys, applications, clients, users, cleanup,
+      servlet, addresses, store, tokens, keys, applications, clients, users, directory, roleScopes, usersFiles, apiKeys, cleanup,
       stop() {
         stopped ??= (async () => {
           for (const c of cleanups.splice(0)) {

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { OAuthView } from '../../conf/views/keymanager.js';
+import type { AuthorizationView } from '../../conf/views/identity.js';
+import type { GrantName, OAuthView } from '../../conf/views/keymanager.js';
+import { AssertionRejected, type TrustedIssuers } from '../external-issuers/trusted-issuers.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../log/logger.js';
 import { RepeatedWarnings } from '../log/repeated-warnings.js';
@@ -14,17 +16,26 @@ import { ScopePolicy, parseScope } from './scopes.js';
 import { safeEqual } from './secret-hash.js';
 import type { SigningKeys } from './signing-keys.js';
 import { randomToken, tokenHash, type TokenCodec } from './token-crypto.js';
-import { ADMIN_ROLE, type UserDirectory } from './users.js';
+import { ADMIN_ROLE } from './users.js';
+import type { UserStore } from './user-store/user-store.js';
+import type { RoleScopes } from './user-store/role-scopes.js';
+import { verifierMatches, isWellFormedVerifier } from './authorize/pkce.js';
+import { atHash } from './oidc/id-token.js';
 import type { AuthBackoff } from './auth-backoff.js';
 
 /** The grants this token service implements. */
-export const IMPLEMENTED_GRANTS = ['client_credentials', 'password', 'refresh_token'] as const;
+export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+export const IMPLEMENTED_GRANTS = ['client_credentials', 'password', 'refresh_token', 'authorization_code', JWT_BEARER] as const;
 export type ImplementedGrant = (typeof IMPLEMENTED_GRANTS)[number];
+
+/** The oauth.grant_type.<name>.enable switch of a grant_type value. */
+const SWITCH: Readonly<Record<ImplementedGrant, GrantName>> = {
+  client_credentials: 'client_credentials', password: 'password', refresh_token: 'refresh_token', authorization_code: 'authorization_code', [JWT_BEARER]: 'jwt_bearer',
+};
 
 /** Grants the catalog knows (and URNs for them) that Sluice does not implement: unsupported_grant_type. */
 const KNOWN_UNIMPLEMENTED = new Set([
-  'authorization_code', 'implicit', 'saml_bearer', 'iwa_ntlm', 'jwt_bearer', 'kerberos',
-  'urn:ietf:params:oauth:grant-type:jwt-bearer', 'urn:ietf:params:oauth:grant-type:saml2-bearer',
+  'implicit', 'saml_bearer', 'iwa_ntlm', 'jwt_bearer', 'kerberos', 'urn:ietf:params:oauth:grant-type:saml2-bearer',
   'urn:ietf:params:oauth:grant-type:device_code', 'urn:ietf:params:oauth:grant-type:token-exchange', 'iwa:ntlm', 'kerberos',
 ]);
 
@@ -35,6 +46,8 @@ export interface TokenResponse {
   readonly scope: string;
   readonly token_type: 'Bearer';
   readonly expires_in: number;
+  /** OpenID Connect: when the granted scopes hold `openid`. */
+  readonly id_token?: string;
 }
 
 /** RFC 7662 response, plus what the gateway needs to authorize the call. */
@@ -81,7 +94,13 @@ export interface TokenServiceOptions {
   readonly store: ApimStore;
   readonly writer: TokenWriter;
   readonly clients: ClientDirectory;
-  readonly users: UserDirectory;
+  readonly users: UserStore;
+  /** The back-off of failed authentications, shared with the admin API's logins. */
+  readonly backoff: AuthBackoff;
+  readonly roleScopes: RoleScopes;
+  readonly authz: AuthorizationView;
+  /** [[apim.jwt.issuer]]: issuers whose assertions the jwt-bearer grant accepts. */
+  readonly trustedIssuers: TrustedIssuers;
   readonly keys: SigningKeys;
   readonly codec: TokenCodec;
   readonly bus: EventBus;
@@ -107,6 +126,8 @@ interface IssueParams {
   /** Refresh grant: the refresh token being used (its hash). */
   readonly rotate?: string;
   readonly parentTokenId?: string;
+  /** OpenID Connect: an id_token goes with the tokens (the scopes hold openid). */
+  readonly idToken?: { readonly nonce?: string; readonly authTime?: number };
 }
 
 /**
@@ -136,6 +157,11 @@ export class TokenService {
 
   // ------------------------------------------------------------------------------------------ token
 
+  /** Whether the token endpoint implements this grant_type value. */
+  implements(grantType: string): boolean {
+    return (IMPLEMENTED_GRANTS as readonly string[]).includes(grantType);
+  }
+
   /**
    * POST /oauth2/token with its form parameters and Authorization header; `from` is the client address
    * failed authentications are counted by (AuthBackoff.addressOf).
@@ -149,14 +175,57 @@ export class TokenService {
       throw new UnsupportedGrantTypeError(KNOWN_UNIMPLEMENTED.has(grant) ? `the ${grant} grant is not supported by Sluice` : `unknown grant type "${grant}"`);
     }
     const g = grant as ImplementedGrant;
-    if (!this.o.oauth.grantEnabled[g]) throw new UnsupportedGrantTypeError(`the ${g} grant is disabled (oauth.grant_type.${g}.enable = false)`);
+    const sw = SWITCH[g];
+    if (!this.o.oauth.grantEnabled[sw]) throw new UnsupportedGrantTypeError(`the ${g} grant is disabled (oauth.grant_type.${sw}.enable = false)`);
     // refresh_token: a token of another client is invalid_grant whatever the client's grants (checked in refresh()).
-    if (g !== 'refresh_token' && !client.key.grantTypes.includes(g)) throw unauthorizedGrant(g);
+    // A key may name the jwt-bearer grant by its URN or by the catalog's name.
+    if (g !== 'refresh_token' && !client.key.grantTypes.includes(g) && !client.key.grantTypes.includes(sw)) throw unauthorizedGrant(g);
     switch (g) {
       case 'client_credentials': return this.clientCredentials(form, client);
       case 'password': return this.password(form, client, from);
       case 'refresh_token': return this.refresh(form, client);
+      case 'authorization_code': return this.authorizationCode(form, client);
+      case JWT_BEARER: return this.jwtBearer(form, client);
     }
+  }
+
+  /**
+   * RFC 7523 §2.1: a JWT from a trusted issuer ([[apim.jwt.issuer]]) stands for its subject. The client
+   * authenticates as for any grant; the assertion is checked by TrustedIssuers (signature, iss, aud naming
+   * this key manager, exp within jwt_bearer_max_lifetime, sub, jti not replayed). The token is a user token
+   * for `sub` (role-bound scopes only through the roles of a user of that name in the store); no refresh token
+   * (RFC 7521 §4.1: the client can present a new assertion).
+   */
+  private async jwtBearer(form: URLSearchParams, client: Client): Promise<TokenResponse> {
+    const assertion = form.get('assertion');
+    if (!assertion) throw new InvalidRequestError('assertion is missing');
+    const requested = this.scopes.grant(parseScope(form.get('scope')), client.key.scopes);
+    const now = this.now();
+    let sub: string;
+    try {
+      const { claims } = await this.o.trustedIssuers.verify(assertion, {
+        audiences: this.assertionAudiences(), maxLifetimeMs: this.o.authz.jwtBearerMaxLifetimeMs, clockSkewSec: this.o.oauth.timestampSkew, now,
+      });
+      sub = String(claims.sub);
+    } catch (err) {
+      if (err instanceof AssertionRejected) throw new InvalidGrantError(err.message);
+      throw this.storeError(err);
+    }
+    const user = await this.guard(() => this.o.users.find(sub));
+    const scopes = await this.guard(() => this.o.roleScopes.filter(requested, user?.roles ?? []));
+    return (await this.issue({ client, grantType: JWT_BEARER, user: sub, userType: 'APPLICATION_USER', scopes, withRefresh: false })).response;
+  }
+
+  /** What an assertion's aud may name: the issuer and the token endpoint (RFC 7523 §3 item 3). */
+  private assertionAudiences(): string[] {
+    const out = [this.o.oauth.issuer];
+    try { out.push(`${new URL(this.o.oauth.issuer).origin}/oauth2/token`); } catch { /* an issuer that is not a URL */ }
+    return [...new Set(out)];
+  }
+
+  /** Whether these scopes ask for an id_token (OpenID Connect Core §3.1.2.1). */
+  private static openid(scopes: readonly string[]): boolean {
+    return scopes.includes('openid');
   }
 
   private refreshAllowed(client: Client): boolean {
@@ -165,10 +234,11 @@ export class TokenService {
 
   private async clientCredentials(form: URLSearchParams, client: Client): Promise<TokenResponse> {
     const scopes = this.scopes.grant(parseScope(form.get('scope')), client.key.scopes);
-    return this.issue({
+    return (await this.issue({
       client, grantType: 'client_credentials', user: client.app.owner, userType: 'APPLICATION', scopes,
       withRefresh: this.o.oauth.clientCredentialsRefreshTokens && this.refreshAllowed(client),
-    });
+      ...(this.o.authz.clientCredentialsIdToken && TokenService.openid(scopes) ? { idToken: {} } : {}),
+    })).response;
   }
 
   private async password(form: URLSearchParams, client: Client, from: string): Promise<TokenResponse> {
@@ -176,10 +246,57 @@ export class TokenService {
     const password = form.get('password');
     if (!username) throw new InvalidRequestError('username is missing');
     if (password === null) throw new InvalidRequestError('password is missing');
-    const scopes = this.scopes.grant(parseScope(form.get('scope')), client.key.scopes);
-    const user = await this.guard(() => this.o.users.login(username, password, from, 'invalid_grant'));
+    const requested = this.scopes.grant(parseScope(form.get('scope')), client.key.scopes);
+    const user = await this.guard(() => this.backoff.attempt(username, from, () => this.o.users.authenticate(username, password), 'invalid_grant'));
     if (!user) throw new InvalidGrantError('invalid resource owner credentials');
-    return this.issue({ client, grantType: 'password', user: user.username, userType: 'APPLICATION_USER', scopes, withRefresh: this.refreshAllowed(client) });
+    const scopes = await this.guard(() => this.o.roleScopes.filter(requested, user.roles));
+    return (await this.issue({
+      client, grantType: 'password', user: user.username, userType: 'APPLICATION_USER', scopes, withRefresh: this.refreshAllowed(client),
+      ...(TokenService.openid(scopes) ? { idToken: { authTime: this.now() } } : {}),
+    })).response;
+  }
+
+  /**
+   * RFC 6749 §4.1.3 with RFC 7636 §4.5-4.6. The code is looked up by hash; another client's code is
+   * invalid_grant and left alone (its owner may still use it). The owner's first presentation uses it up,
+   * whatever follows: a wrong redirect_uri or code_verifier wastes it. A code presented twice revokes the
+   * tokens it produced (§4.1.2). A code_verifier for a code issued without a challenge is refused (PKCE
+   * downgrade, RFC 9700 §2.1.1).
+   */
+  private async authorizationCode(form: URLSearchParams, client: Client): Promise<TokenResponse> {
+    const code = form.get('code');
+    if (!code) throw new InvalidRequestError('code is missing');
+    const verifier = form.get('code_verifier');
+    const redirectUri = form.get('redirect_uri');
+    const hash = tokenHash(code);
+    const found = await this.guard(() => this.o.store.codes.find(hash));
+    if (!found || found.clientId !== client.key.clientId) throw new InvalidGrantError('the authorization code is invalid, expired, used, or was issued to another client');
+    const now = this.now();
+    const r = await this.guard(() => this.o.store.codes.redeem(hash, now));
+    if (r.kind === 'reused') {
+      if (r.tokenId) await this.revokeIssuance(r.tokenId, 'authorization code presented again');
+      this.o.log.warn({ client: client.key.clientId, tokenId: r.tokenId }, 'an authorization code was presented twice; the tokens it produced are revoked');
+      throw new InvalidGrantError('the authorization code is invalid, expired, used, or was issued to another client');
+    }
+    if (r.kind !== 'redeemed') throw new InvalidGrantError('the authorization code is invalid, expired, used, or was issued to another client');
+    const c = r.code;
+    if (c.redirectUri !== '' ? redirectUri !== c.redirectUri : redirectUri !== null && redirectUri !== client.key.callbackUrl) {
+      throw new InvalidGrantError('redirect_uri does not match the one of the authorization request');
+    }
+    if (c.codeChallenge && c.codeChallengeMethod) {
+      if (verifier === null) throw new InvalidGrantError('code_verifier is missing: the authorization request carried a code_challenge');
+      if (!isWellFormedVerifier(verifier) || !verifierMatches(verifier, c.codeChallenge, c.codeChallengeMethod)) throw new InvalidGrantError('code_verifier does not match the code_challenge');
+    } else if (verifier !== null) {
+      throw new InvalidGrantError('code_verifier given, but the authorization request carried no code_challenge');
+    }
+    const scopes = c.scope.split(' ').filter(Boolean);
+    const issued = await this.issue({
+      client, grantType: 'authorization_code', user: c.authorizedUser, userType: 'APPLICATION_USER', scopes,
+      withRefresh: this.refreshAllowed(client),
+      ...(TokenService.openid(scopes) ? { idToken: { authTime: c.authTime, ...(c.nonce !== null ? { nonce: c.nonce } : {}) } } : {}),
+    });
+    await this.guard(() => this.o.store.codes.setToken(hash, issued.tokenId));
+    return issued.response;
   }
 
   private async refresh(form: URLSearchParams, client: Client): Promise<TokenResponse> {
@@ -196,13 +313,16 @@ export class TokenService {
     const original = row.scope.split(' ').filter(Boolean);
     const extra = requested.filter((s) => !original.includes(s));
     if (extra.length) throw new InvalidScopeError(`the refresh cannot add scopes the original grant did not have: ${extra.join(' ')}`);
-    return this.issue({
+    const scopes = requested.length ? requested : original;
+    return (await this.issue({
       client, grantType: 'refresh_token', user: row.authorizedUser, userType: row.userType,
-      scopes: requested.length ? requested : original, withRefresh: true, rotate: hash, parentTokenId: row.tokenId,
-    });
+      scopes, withRefresh: true, rotate: hash, parentTokenId: row.tokenId,
+      // A refreshed id_token carries no nonce (OpenID Connect Core §12.2).
+      ...(TokenService.openid(scopes) && (row.userType === 'APPLICATION_USER' || this.o.authz.clientCredentialsIdToken) ? { idToken: {} } : {}),
+    })).response;
   }
 
-  private async issue(p: IssueParams): Promise<TokenResponse> {
+  private async issue(p: IssueParams): Promise<{ response: TokenResponse; tokenId: string }> {
     const { oauth, retryCount, log } = this.o;
     const validity = p.userType === 'APPLICATION' ? oauth.appAccessTokenValidity : oauth.userAccessTokenValidity;
     for (let attempt = 0; ; attempt++) {
@@ -217,7 +337,7 @@ export class TokenService {
         } else {
           await this.o.writer.write(minted.record);
         }
-        return minted.response;
+        return { response: minted.response, tokenId: minted.record.tokenId };
       } catch (err) {
         if (err instanceof UniqueViolationError) {
           if (attempt < retryCount) {
@@ -284,12 +404,24 @@ export class TokenService {
       stateChangedAt: null,
       parentTokenId: p.parentTokenId ?? null,
     };
+    const idToken = p.idToken ? await this.o.keys.sign({
+      iss: this.o.oauth.issuer,
+      sub: p.user,
+      aud: key.clientId,
+      azp: key.clientId,
+      iat,
+      exp: iat + this.o.authz.idTokenValidity,
+      ...(p.idToken.authTime !== undefined ? { auth_time: Math.floor(p.idToken.authTime / 1000) } : {}),
+      ...(p.idToken.nonce !== undefined ? { nonce: p.idToken.nonce } : {}),
+      at_hash: atHash(access),
+    }, 'JWT') : undefined;
     const response: TokenResponse = {
       access_token: access,
       ...(refresh ? { refresh_token: refresh } : {}),
       scope,
       token_type: 'Bearer',
       expires_in: validity,
+      ...(idToken ? { id_token: idToken } : {}),
     };
     return { record, response };
   }
@@ -332,6 +464,16 @@ export class TokenService {
     };
   }
 
+  /** Revokes one issuance by its id (a code presented twice) and tells the gateways. */
+  private async revokeIssuance(tokenId: string, why: string): Promise<void> {
+    const row = await this.guard(() => this.o.store.tokens.findById(tokenId));
+    if (!row) return;
+    const now = this.now();
+    const changed = await this.guard(() => this.o.store.tokens.revoke(tokenId, now));
+    if (changed && row.expiresAt > now) await this.publishRevoked([toRevoked(row)], now);
+    this.o.log.info({ tokenId, client: row.clientId, why, changed }, 'token revoked');
+  }
+
   /** Revokes every active token of these clients (application or key removed) and tells the gateways. */
   async revokeClients(clientIds: readonly string[]): Promise<number> {
     if (clientIds.length === 0) return 0;
@@ -343,8 +485,13 @@ export class TokenService {
   }
 
   /** Access tokens that are not valid any more but have not expired: a starting gateway loads them. */
-  revokedTokens(): Promise<RevokedToken[]> {
-    return this.guard(() => this.o.store.tokens.listInvalidUnexpired(this.now()));
+  async revokedTokens(): Promise<RevokedToken[]> {
+    const now = this.now();
+    const [tokens, keys] = await Promise.all([
+      this.guard(() => this.o.store.tokens.listInvalidUnexpired(now)),
+      this.guard(() => this.o.store.apiKeys.listRevokedUnexpired(now)),
+    ]);
+    return [...tokens, ...keys.map((k) => ({ tokenId: k.keyId, format: 'JWT' as const, clientId: '', expiresAt: k.expiresAt }))];
   }
 
   private async publishRevoked(list: readonly RevokedToken[], now: number): Promise<void> {
@@ -410,6 +557,24 @@ export class TokenService {
 
   // ---------------------------------------------------------------------------------- authentication
 
+  /**
+   * A resource owner's user name and password checked for a gateway (Basic auth on an API): the caller
+   * authenticates as for introspection. Answers the user's roles and the scopes they bind, or inactive.
+   */
+  async authenticateUser(form: URLSearchParams, authorization: string | undefined, from: string): Promise<{ active: false } | { active: true; username: string; roles: readonly string[]; scopes: readonly string[] }> {
+    rejectRepeatedParameters(form);
+    await this.authenticateValidator(authorization, from);
+    const username = form.get('username');
+    const password = form.get('password');
+    if (!username || password === null) throw new InvalidRequestError('username and password are required');
+    // The gateway names the client's address: guesses through an API's Basic auth back off per user and
+    // client, as at the token endpoint (429, which the gateway turns into 900911 with Retry-After).
+    const clientAddress = form.get('client_address');
+    const user = await this.guard(() => this.backoff.attempt(username, clientAddress || from, () => this.o.users.authenticate(username, password), 'invalid_grant'));
+    if (!user) return { active: false };
+    return { active: true, username: user.username, roles: user.roles, scopes: await this.guard(() => this.o.roleScopes.scopesOf(user.roles)) };
+  }
+
   // Every check of a caller's secret runs under the back-off of failed authentications (AuthBackoff, shared
   // with the user directory): one identity from one address, counted once per request.
 
@@ -451,7 +616,7 @@ export class TokenService {
   }
 
   private get backoff(): AuthBackoff {
-    return this.o.users.backoff;
+    return this.o.backoff;
   }
 
   /** The address failed authentications are counted by, for a request from `peer` (routes.ts). */
@@ -468,9 +633,10 @@ export class TokenService {
     if (err instanceof OAuthError) return err;
     const e = err as Error & { code?: string };
     if (isUnavailable(err)) {
-      // A full disk or a lost database fails every request until it is fixed: a line per window, not per request.
-      this.warnings.error('store unavailable', { err: e.message }, 'token store unavailable: answering 503 temporarily_unavailable');
-      return new TemporarilyUnavailableError('the token store is unavailable; try again');
+      // A full disk, a lost database or a directory that is down fails every request until it is fixed: a
+      // line per window, not per request.
+      this.warnings.error('store unavailable', { err: e.message }, 'token or user store unavailable: answering 503 temporarily_unavailable');
+      return new TemporarilyUnavailableError('the token or user store is unavailable; try again');
     }
     this.warnings.error(`failure ${e?.name ?? ''} ${e?.code ?? ''}`, { err: e?.stack ?? String(err) }, 'token service failure');
     return new ServerError('internal error; see the key manager log');

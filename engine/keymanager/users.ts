@@ -4,15 +4,18 @@ import type { ApimStore, UserRecord } from '../store/index.js';
 import type { AuthBackoff } from './auth-backoff.js';
 import { hashSecret, verifySecret } from './secret-hash.js';
 import { DUMMY_HASH } from './directory.js';
+import type { StoreUser, UserStore } from './user-store/user-store.js';
 
 export const ADMIN_ROLE = 'admin';
 
 /**
- * The embedded user store: resource owners of the password grant and the administrators who may register
- * clients, revoke any token and call the introspection endpoint. Passwords are scrypt hashes. `backoff`
- * counts failed logins of the whole process (the token endpoint's client authentication shares it).
+/**
+ * The embedded user store: resource owners of the password and authorization code grants and the
+ * administrators who may register clients, revoke any token and call the introspection endpoint. Passwords
+ * are scrypt hashes. `backoff` counts failed logins of the whole process (the token endpoint's client
+ * authentication, the sign-in page and the admin API share it).
  */
-export class UserDirectory {
+export class UserDirectory implements UserStore {
   constructor(private readonly store: ApimStore, readonly backoff: AuthBackoff) {}
 
   /**
@@ -27,7 +30,8 @@ export class UserDirectory {
     }
     const existing = await this.store.users.get(view.username);
     if (existing && existing.roles.includes(ADMIN_ROLE) && (await verifySecret(view.password, existing.passwordHash))) return;
-    await this.store.users.put(view.username, await hashSecret(view.password), [...new Set([...(existing?.roles ?? []), ADMIN_ROLE])]);
+    await this.store.users.put(view.username, await hashSecret(view.password), [...new Set([...(existing?.roles ?? []), ADMIN_ROLE])], Date.now(),
+      { claims: existing?.claims ?? {}, source: 'config' });
     log.info({ user: view.username }, existing ? 'super admin account updated from [super_admin]' : 'super admin account created');
   }
 
@@ -43,7 +47,15 @@ export class UserDirectory {
     return this.backoff.attempt(username, from, () => this.authenticate(username, password), error);
   }
 
-  async addUser(username: string, password: string, roles: readonly string[] = []): Promise<void> {
-    await this.store.users.put(username, await hashSecret(password), roles);
+  async find(username: string): Promise<StoreUser | undefined> {
+    return this.store.users.get(username);
+  }
+
+  async knows(username: string): Promise<boolean> {
+    return (await this.store.users.get(username)) !== undefined;
+  }
+
+  async addUser(username: string, password: string, roles: readonly string[] = [], claims: Readonly<Record<string, string>> = {}, source = 'store'): Promise<void> {
+    await this.store.users.put(username, await hashSecret(password), roles, Date.now(), { claims, source });
   }
 }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ApiDefinition, AuthType, CorsOverride, ResourceDefinition } from './types.js';
+import type { ApiDefinition, ApiSecurityScheme, AuthType, CorsOverride, ResourceDefinition } from './types.js';
 import type { SourceLocator } from '../../conf/source-locator.js';
 import { Fields, readTomlSource } from './toml-file.js';
 
@@ -9,7 +9,8 @@ const AUTH_TYPES: readonly AuthType[] = ['None', 'Application', 'Application Use
 const VERBS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'] as const;
 const KNOWN_FIELDS = new Set(['name', 'context', 'version', 'type', 'lifecycle_state', 'throttling_policy', 'endpoints', 'resources',
   'in_sequence', 'out_sequence', 'fault_sequence', 'cors', 'backend_max_tps', 'client_certificates', 'description',
-  'max_buffered_request_body_size', 'max_buffered_response_body_size']);
+  'max_buffered_request_body_size', 'max_buffered_response_body_size', 'security']);
+const SECURITY_SCHEMES: readonly ApiSecurityScheme[] = ['oauth2', 'api_key', 'basic_auth'];
 
 function endpointUrl(f: Fields, obj: Record<string, unknown>, name: string, type: string): string | undefined {
   const v = f.string(obj, name);
@@ -88,6 +89,13 @@ export function parseApiDefinition(doc: Record<string, unknown>, file: string, l
     };
     if (cors.allowCredentials) checkCredentialedOrigins(cf, cors.allowOrigins);
   }
+  let security: ApiSecurityScheme[] | undefined;
+  if (doc['security'] !== undefined) {
+    security = [...new Set(f.strings(doc, 'security').map((s) => s.toLowerCase()))] as ApiSecurityScheme[];
+    const bad = security.filter((s) => !SECURITY_SCHEMES.includes(s));
+    if (bad.length) throw f.error('security', `${bad.join(', ')} is not one of ${SECURITY_SCHEMES.join(', ')}`);
+    if (security.length === 0) throw f.error('security', 'name at least one of oauth2, api_key, basic_auth');
+  }
   const backendMaxTps = f.number(doc, 'backend_max_tps');
   const maxRequest = byteLimit(f, doc, 'max_buffered_request_body_size');
   const maxResponse = byteLimit(f, doc, 'max_buffered_response_body_size');
@@ -109,6 +117,7 @@ export function parseApiDefinition(doc: Record<string, unknown>, file: string, l
     ...(maxRequest !== undefined ? { maxBufferedRequestBodySize: maxRequest } : {}),
     ...(maxResponse !== undefined ? { maxBufferedResponseBodySize: maxResponse } : {}),
     ...(doc['client_certificates'] !== undefined ? { clientCertificates: f.strings(doc, 'client_certificates') } : {}),
+    ...(security ? { security } : {}),
     source: path.resolve(file),
   };
 }

@@ -9,6 +9,7 @@ export type LifecycleState = 'CREATED' | 'PUBLISHED' | 'BLOCKED' | 'DEPRECATED' 
 export type AuthType = 'None' | 'Application' | 'Application User' | 'Application & Application User';
 export type KeyType = 'PRODUCTION' | 'SANDBOX';
 export type TokenType = 'JWT' | 'OPAQUE';
+export type ApiSecurityScheme = 'oauth2' | 'api_key' | 'basic_auth';
 export type SubscriptionState = 'UNBLOCKED' | 'BLOCKED' | 'PROD_ONLY_BLOCKED' | 'ON_HOLD' | 'REJECTED';
 
 export interface ResourceDefinition {
@@ -54,6 +55,8 @@ export interface ApiDefinition {
   readonly maxBufferedResponseBodySize?: number;
   /** PEM certificates allowed for mutual TLS ([apimgt.mutual_ssl]). */
   readonly clientCertificates?: readonly string[];
+  /** How callers may authenticate (the reference system's API `security` list); absent: oauth2 only. */
+  readonly security?: readonly ApiSecurityScheme[];
   /** Where it came from: a file path, or `store` for the admin API. */
   readonly source: string;
 }
@@ -66,6 +69,8 @@ export interface ApplicationKey {
   readonly grantTypes: readonly string[];
   readonly scopes: readonly string[];
   readonly callbackUrl?: string;
+  /** The [[apim.jwt.issuer]] (by name) whose tokens this key stands for; no secret of its own then. */
+  readonly keyManager?: string;
 }
 
 export interface SubscriptionDefinition {

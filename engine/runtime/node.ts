@@ -187,7 +187,7 @@ export async function startNode(initialConfig: Config, opts: NodeOptions = {}): 
     let users: UserDirectory | null = null;
     if (store) {
       if (km) {
-        users = km.users;
+        users = km.directory;
       } else {
         const authentication = authenticationView(config);
         limitHashing(authentication);

@@ -7,7 +7,8 @@ import type { ApplicationDefinition, KeyType, SubscriptionState, TokenType } fro
  */
 export interface AccessSnapshot {
   readonly generation: number;
-  readonly keys: Readonly<Record<string, { readonly app: string; readonly keyType: KeyType }>>;
+  /** keyManager: the [[apim.jwt.issuer]] whose tokens the key stands for (absent: this key manager's). */
+  readonly keys: Readonly<Record<string, { readonly app: string; readonly keyType: KeyType; readonly keyManager?: string }>>;
   readonly apps: Readonly<Record<string, {
     readonly owner: string;
     readonly tier: string;
@@ -17,10 +18,10 @@ export interface AccessSnapshot {
 }
 
 export function buildAccessSnapshot(apps: readonly ApplicationDefinition[], generation: number): AccessSnapshot {
-  const keys: Record<string, { app: string; keyType: KeyType }> = {};
+  const keys: Record<string, { app: string; keyType: KeyType; keyManager?: string }> = {};
   const out: Record<string, AccessSnapshot['apps'][string]> = {};
   for (const a of apps) {
-    for (const k of a.keys) keys[k.clientId] = { app: a.name, keyType: k.keyType };
+    for (const k of a.keys) keys[k.clientId] = { app: a.name, keyType: k.keyType, ...(k.keyManager ? { keyManager: k.keyManager } : {}) };
     const subscriptions: Record<string, { tier: string; state: SubscriptionState }> = {};
     for (const s of a.subscriptions) subscriptions[s.api] = { tier: s.throttlingPolicy, state: s.state };
     out[a.name] = { owner: a.owner, tier: a.throttlingPolicy, tokenType: a.tokenType, subscriptions };
@@ -30,7 +31,7 @@ export function buildAccessSnapshot(apps: readonly ApplicationDefinition[], gene
 
 /** The io thread's view: Maps for lookups on the hot path. */
 export class AccessIndex {
-  readonly keys: ReadonlyMap<string, { readonly app: string; readonly keyType: KeyType }>;
+  readonly keys: ReadonlyMap<string, { readonly app: string; readonly keyType: KeyType; readonly keyManager?: string }>;
   readonly apps: ReadonlyMap<string, AccessSnapshot['apps'][string]>;
 
   constructor(s: AccessSnapshot) {

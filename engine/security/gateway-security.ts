@@ -13,6 +13,7 @@ import { AccessIndex, type AccessSnapshot } from './access-snapshot.js';
 import { RevocationList } from './revocations.js';
 import { TokenCache } from './token-cache.js';
 import { BEARER, bearerCandidate } from './bearer-token.js';
+import { ExternalTokens, type ExternalIssuerState } from './external-tokens.js';
 import type { SignResult, SignTask, VerifyResult, VerifyTask } from './jwt-worker.js';
 import type { BackendJwtView, CorsView, MutualSslView } from '../../conf/views/security.js';
 
@@ -26,6 +27,8 @@ export const SecurityState = {
   JWKS: 'security.jwks',
   REVOKED: 'security.revoked',
   REVOKE: 'security.revoke',
+  /** [[apim.jwt.issuer]] entries with their current keys (engine/security/external-tokens.ts). */
+  EXTERNAL: 'security.external',
 } as const;
 
 /** Plain settings posted to io threads. */
@@ -48,12 +51,16 @@ export interface SecuritySettings {
 export const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'] as const;
 const ALLOWED = new Set<string>(ALLOWED_ALGORITHMS);
 
+/** What becomes of a JWT whose signature and issuer verified: an access token, or an API key (api-key-auth.ts). */
+export type VerifiedJwtHandler = (ctx: MessageContext, token: string, claims: JWTPayload) => void;
+
 interface PendingKid {
   readonly ctx: MessageContext;
   readonly token: string;
   readonly kid: string;
   readonly alg: string;
   readonly since: number;
+  readonly accept: VerifiedJwtHandler;
 }
 
 function workerFile(): string {
@@ -86,10 +93,12 @@ export class GatewaySecurity {
   private lastRefreshAsk = 0;
   private readonly timer: NodeJS.Timeout;
   readonly wwwAuthenticate: (error: string | null, description: string) => string;
+  /** Access tokens of [[apim.jwt.issuer]] issuers. */
+  readonly external: ExternalTokens;
   /** Failures that come once per call (the key manager unreachable): one line per window, with a count. */
   private readonly warnings: RepeatedWarnings;
 
-  constructor(state: SharedStateReceiver, private readonly log: Logger, private readonly askMain: (payload: unknown) => void) {
+  constructor(state: SharedStateReceiver, readonly log: Logger, private readonly askMain: (payload: unknown) => void) {
     this.warnings = new RepeatedWarnings(log);
     this.wwwAuthenticate = (error, description) => {
       const realm = this.settings?.realm ?? 'Sluice';
@@ -98,6 +107,8 @@ export class GatewaySecurity {
     state.on(SecurityState.SETTINGS, (v) => this.applySettings(v as SecuritySettings));
     state.on(SecurityState.ACCESS, (v) => { this.access = new AccessIndex(v as AccessSnapshot); });
     state.on(SecurityState.JWKS, (v) => this.applyJwks(v as { keys: JWK[] }));
+    this.external = new ExternalTokens(this, askMain);
+    state.on(SecurityState.EXTERNAL, (v) => this.external.apply(v as ExternalIssuerState[]));
     state.on(SecurityState.REVOKED, (v) => { for (const [id, exp] of v as [string, number][]) this.revoked.add(id, exp); });
     state.on(SecurityState.REVOKE, (v) => {
       const r = v as { tokenId: string; expiresAt: number };
@@ -124,7 +135,7 @@ export class GatewaySecurity {
     for (const k of set.keys ?? []) if (k.kid) next.set(k.kid, k);
     this.jwks = next;
     // Calls that waited for an unknown kid go on now, with the key or without it.
-    for (const p of this.pendingKids.splice(0)) this.verifyJwt(p.ctx, p.token, p.kid, p.alg, false);
+    for (const p of this.pendingKids.splice(0)) this.verifyJwt(p.ctx, p.token, p.kid, p.alg, false, p.accept);
   }
 
   private pool(): Piscina {
@@ -150,7 +161,7 @@ export class GatewaySecurity {
     const candidate = bearerCandidate(value);
     if (candidate !== null) {
       const hit = this.cache.get(candidate, now);
-      if (hit !== undefined) return this.useCached(ctx, hit, now);
+      if (hit !== undefined) return this.useCachedAccessToken(ctx, hit, now);
     }
     const m = BEARER.exec(value);
     if (m === null) {
@@ -160,13 +171,19 @@ export class GatewaySecurity {
     const token = m[1]!;
     if (candidate === null) {
       const hit = this.cache.get(token, now);
-      if (hit !== undefined) return this.useCached(ctx, hit, now);
+      if (hit !== undefined) return this.useCachedAccessToken(ctx, hit, now);
     }
     const parts = token.split('.');
     if (parts.length === 3) return this.startJwt(ctx, token, parts[0]!);
     if (parts.length !== 1) { this.invalid(ctx, 'the access token is malformed'); return PhaseResult.STOP; }
     this.introspect(ctx, token);
     return PhaseResult.SUSPEND;
+  }
+
+  /** The cache also holds API keys (api-key-auth.ts): one is not an access token, however it verified. */
+  private useCachedAccessToken(ctx: MessageContext, hit: TokenFacts, now: number): PhaseResult {
+    if (hit.tokenType === 'API_KEY') { this.invalid(ctx, 'an API key is not an access token (send it in the apikey header)'); return PhaseResult.STOP; }
+    return this.useCached(ctx, hit, now);
   }
 
   /** A token validated before: still good unless revoked or expired since. */
@@ -181,7 +198,36 @@ export class GatewaySecurity {
     ctx.raise(900901, { headers: [['WWW-Authenticate', this.wwwAuthenticate('invalid_token', why)]] });
   }
 
-  private startJwt(ctx: MessageContext, token: string, headerPart: string): PhaseResult {
+  /**
+   * Checks a JWT signed by the key manager (signature with its JWKS, issuer, times) off the io thread and
+   * hands its claims to `accept`; a bad one raises 900901. SUSPEND or STOP, as the phase returns.
+   */
+  verifySigned(ctx: MessageContext, token: string, accept: VerifiedJwtHandler): PhaseResult {
+    const parts = token.split('.');
+    if (parts.length !== 3) { this.invalid(ctx, 'the credential is malformed'); return PhaseResult.STOP; }
+    return this.startJwt(ctx, token, parts[0]!, accept);
+  }
+
+  /** A token validated before (access token or API key), or undefined. */
+  cached(token: string, now: number): TokenFacts | undefined {
+    return this.cache.get(token, now);
+  }
+
+  /** Admits a call with facts checked by another scheme (API key), caching them under its credential. */
+  admitFacts(ctx: MessageContext, credential: string, facts: TokenFacts): void {
+    this.admit(ctx, credential, facts);
+  }
+
+  /** A cached credential's facts: still good unless revoked or expired since. */
+  useCachedFacts(ctx: MessageContext, hit: TokenFacts, now: number): PhaseResult {
+    return this.useCached(ctx, hit, now);
+  }
+
+  raiseInvalid(ctx: MessageContext, why: string): void {
+    this.invalid(ctx, why);
+  }
+
+  private startJwt(ctx: MessageContext, token: string, headerPart: string, accept: VerifiedJwtHandler = this.acceptAccessToken): PhaseResult {
     let header: { alg?: unknown; kid?: unknown };
     try {
       header = JSON.parse(Buffer.from(headerPart, 'base64url').toString('utf8')) as { alg?: unknown; kid?: unknown };
@@ -192,12 +238,34 @@ export class GatewaySecurity {
     const alg = typeof header.alg === 'string' ? header.alg : '';
     if (!ALLOWED.has(alg)) { this.invalid(ctx, `the access token algorithm ${alg || '(none)'} is not allowed`); return PhaseResult.STOP; }
     const kid = typeof header.kid === 'string' ? header.kid : '';
-    this.verifyJwt(ctx, token, kid, alg, true);
+    // A token of another issuer (only ever as an access token): that issuer's keys, not this key manager's.
+    if (accept === this.acceptAccessToken && this.external.count > 0) {
+      const issuer = this.external.issuerOf(token);
+      if (issuer !== undefined && issuer.issuer !== this.settings!.issuer) return this.external.verify(ctx, token, issuer, kid, alg);
+    }
+    this.verifyJwt(ctx, token, kid, alg, true, accept);
     return PhaseResult.SUSPEND;
   }
 
+  /** Verifies a JWT with a given key in the worker pool and hands the claims on (this key manager's or an external issuer's). */
+  verifyWithKey(ctx: MessageContext, token: string, jwk: JWK, task: { issuer: string; alg: string; audience: string | undefined }, accept: VerifiedJwtHandler): void {
+    const s = this.settings!;
+    const t: VerifyTask = { kind: 'verify', token, jwk, issuer: task.issuer, algorithms: [task.alg], clockSkewSec: s.clockSkewSec, ...(task.audience !== undefined ? { audience: task.audience } : {}) };
+    this.pool().run(t).then(
+      (r: VerifyResult) => {
+        if (ctx.finished) return;
+        if (!r.ok) { this.invalid(ctx, r.reason); return; }
+        accept(ctx, token, r.claims);
+      },
+      (err: Error) => {
+        this.warnings.error('verify worker', { err: err.message }, 'token verification worker failed');
+        if (!ctx.finished) ctx.raise(900900, { description: 'The access token could not be validated' });
+      },
+    );
+  }
+
   /** Verifies in the worker pool; an unknown kid asks the main thread for fresh keys once. */
-  private verifyJwt(ctx: MessageContext, token: string, kid: string, alg: string, mayRefresh: boolean): void {
+  private verifyJwt(ctx: MessageContext, token: string, kid: string, alg: string, mayRefresh: boolean, accept: VerifiedJwtHandler): void {
     if (ctx.finished) return;
     const s = this.settings!;
     let jwk = kid ? this.jwks.get(kid) : undefined;
@@ -207,20 +275,13 @@ export class GatewaySecurity {
       if (mayRefresh && now - this.lastRefreshAsk > 10_000) {
         this.lastRefreshAsk = now;
         this.askMain({ jwksRefresh: true, kid });
-        this.pendingKids.push({ ctx, token, kid, alg, since: now });
+        this.pendingKids.push({ ctx, token, kid, alg, since: now, accept });
         return;
       }
       this.invalid(ctx, 'the access token was signed with an unknown key');
       return;
     }
-    const task: VerifyTask = { kind: 'verify', token, jwk, issuer: s.issuer, algorithms: [alg], clockSkewSec: s.clockSkewSec };
-    this.pool().run(task).then(
-      (r: VerifyResult) => this.onVerified(ctx, token, r),
-      (err: Error) => {
-        this.warnings.error('verify worker', { err: err.message }, 'token verification worker failed');
-        if (!ctx.finished) ctx.raise(900900, { description: 'The access token could not be validated' });
-      },
-    );
+    this.verifyWithKey(ctx, token, jwk, { issuer: s.issuer, alg, audience: undefined }, accept);
   }
 
   private expirePendingKids(): void {
@@ -233,20 +294,22 @@ export class GatewaySecurity {
     }
   }
 
-  private onVerified(ctx: MessageContext, token: string, r: VerifyResult): void {
-    if (ctx.finished) return;
-    if (!r.ok) { this.invalid(ctx, r.reason); return; }
-    const facts = this.factsFromClaims(r.claims);
+  private readonly acceptAccessToken: VerifiedJwtHandler = (ctx, token, claims) => {
+    const facts = this.factsFromClaims(claims);
     if (typeof facts === 'string') { this.invalid(ctx, facts); return; }
     this.admit(ctx, token, facts);
-  }
+  };
 
   /** Turns the key manager's claims into TokenFacts, checking the audience against known consumer keys. */
   factsFromClaims(c: JWTPayload): TokenFacts | string {
+    // Other JWTs the key manager signs with the same key are not access tokens.
+    if (c['token_type'] === 'apiKey') return 'an API key is not an access token (send it in the apikey header)';
+    if (c['at_hash'] !== undefined || c['nonce'] !== undefined) return 'an id_token is not an access token';
     const aud = Array.isArray(c.aud) ? c.aud[0] : c.aud;
     const consumerKey = String(c['client_id'] ?? c['azp'] ?? aud ?? '');
     const key = this.access.keys.get(consumerKey);
     if (!consumerKey || key === undefined) return 'the access token was not issued to a known application';
+    if (key.keyManager !== undefined) return `the client ${consumerKey} belongs to the issuer ${key.keyManager}, not this key manager`;
     if (aud !== undefined && aud !== consumerKey && !(Array.isArray(c.aud) && c.aud.includes(consumerKey))) return 'the access token audience does not match its client';
     const appClaim = (c['application'] ?? {}) as { name?: string; owner?: string; tier?: string };
     const app = this.access.apps.get(key.app);
@@ -319,6 +382,18 @@ export class GatewaySecurity {
       this.warnings.error('introspection unreachable', { err: err.message, url: s.introspection.url }, 'the key manager cannot be reached for key validation');
       ctx.raise(900900, { description: 'The key manager cannot be reached to validate the access token' });
     });
+  }
+
+  /** POSTs a form to the key manager's origin with the key-validation credentials (Basic-auth user checks). */
+  async callKeyManager(path: string, form: Record<string, string>): Promise<{ status: number; text: string; retryAfter: string | undefined }> {
+    const s = this.settings!;
+    const res = await this.introspection!.request({
+      path, method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: s.introspection.authorization },
+      body: new URLSearchParams(form).toString(), headersTimeout: 10_000, bodyTimeout: 10_000,
+    });
+    const retryAfter = res.headers['retry-after'];
+    return { status: res.statusCode, text: await res.body.text(), retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
   }
 
   /** Whether a token (its jti, or the hash of an opaque token) has been revoked: WebSocket sessions ask on each message. */

@@ -12,6 +12,8 @@ export interface VerifyTask {
   readonly issuer: string;
   readonly algorithms: readonly string[];
   readonly clockSkewSec: number;
+  /** An external issuer's tokens may have to name an audience ([[apim.jwt.issuer]] audience). */
+  readonly audience?: string;
 }
 
 export interface SignTask {
@@ -51,7 +53,9 @@ async function verify(t: VerifyTask): Promise<VerifyResult> {
   try {
     const header = JSON.parse(Buffer.from(t.token.split('.')[0]!, 'base64url').toString('utf8')) as { alg?: string };
     const key = await keyFor(t.jwk, header.alg ?? 'RS256');
-    const { payload } = await jwtVerify(t.token, key, { issuer: t.issuer, algorithms: [...t.algorithms], clockTolerance: t.clockSkewSec });
+    const { payload } = await jwtVerify(t.token, key, {
+      issuer: t.issuer, algorithms: [...t.algorithms], clockTolerance: t.clockSkewSec, ...(t.audience !== undefined ? { audience: t.audience } : {}),
+    });
     return { ok: true, claims: payload };
   } catch (err) {
     return { ok: false, reason: reasonOf(err) };

@@ -2,7 +2,9 @@ import { Agent, request } from 'undici';
 import type { JWK } from 'jose';
 import type { Logger } from 'pino';
 import type { Config } from '../../conf/config.js';
-import { backendJwtView, corsView, mutualSslView, senderTls, tokenValidationView } from '../../conf/typed-config.js';
+import { backendJwtView, corsView, externalIssuersView, mutualSslView, senderTls, tokenValidationView } from '../../conf/typed-config.js';
+import { IssuerKeys } from '../external-issuers/issuer-keys.js';
+import type { ExternalIssuerState } from './external-tokens.js';
 import { loadTrustedCertificates } from '../../transport/tls/key-store.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { ApplicationDefinition } from '../registry/types.js';
@@ -68,6 +70,9 @@ export class SecurityExtension implements GatewayExtension {
   private generation = 0;
   private jwksTimer: NodeJS.Timeout | null = null;
   private lastJwksFetch = 0;
+  /** [[apim.jwt.issuer]] entries and their keys, fetched here and pushed to the io threads. */
+  private readonly issuers: IssuerKeys[] = [];
+  private readonly issuerTimers: NodeJS.Timeout[] = [];
 
   constructor(
     private readonly config: Config,
@@ -118,7 +123,31 @@ export class SecurityExtension implements GatewayExtension {
     }
   }
 
+  /** The external issuers with the keys they have now (a failed fetch keeps the previous keys, or none). */
+  private async externalState(refresh: IssuerKeys | null = null): Promise<ExternalIssuerState[]> {
+    const out: ExternalIssuerState[] = [];
+    for (const k of this.issuers) {
+      let keys: readonly JWK[] = [];
+      try {
+        keys = k === refresh ? await k.refresh() : await k.current();
+      } catch (err) {
+        this.log.error({ issuer: k.issuer.name, err: (err as Error).message }, 'cannot load the keys of an external issuer; its tokens fail until they load');
+      }
+      const i = k.issuer;
+      out.push({ name: i.name, issuer: i.issuer, keys: [...keys], consumerKeyClaim: i.consumerKeyClaim, scopesClaim: i.scopesClaim, audience: i.audience, claimMappings: i.claimMappings });
+    }
+    return out;
+  }
+
   async initialState(): Promise<Record<string, unknown>> {
+    if (this.issuers.length === 0) {
+      const trust = senderTls(this.config).trustStore;
+      const ca = trust ? loadTrustedCertificates(trust) : undefined;
+      for (const v of externalIssuersView(this.config)) {
+        if (!v.jwksUrl && !v.certificate) { this.log.warn({ issuer: v.name }, '[[apim.jwt.issuer]] without jwks.url or certificate: its tokens cannot be checked and are refused'); continue; }
+        this.issuers.push(new IssuerKeys(v, ca));
+      }
+    }
     await this.learnIssuer();
     const [access, jwks, revoked] = await Promise.all([this.access(), this.safeJwks(), this.sources.loadRevoked()]);
     return {
@@ -126,6 +155,7 @@ export class SecurityExtension implements GatewayExtension {
       [SecurityState.ACCESS]: access,
       [SecurityState.JWKS]: jwks,
       [SecurityState.REVOKED]: revoked.map((r) => [r.tokenId, r.expiresAt]),
+      [SecurityState.EXTERNAL]: await this.externalState(),
     };
   }
 
@@ -152,10 +182,16 @@ export class SecurityExtension implements GatewayExtension {
       }
     }));
     threads.onExtensionMessage('security', (payload) => {
-      const p = payload as { jwksRefresh?: boolean; kid?: string };
+      const p = payload as { jwksRefresh?: boolean; kid?: string; externalRefresh?: string };
+      if (p.externalRefresh !== undefined) { void this.refreshIssuer(this.issuers.find((k) => k.issuer.name === p.externalRefresh) ?? null); return; }
       if (p.jwksRefresh && Date.now() - this.lastJwksFetch > 1000) void this.refreshJwks(`unknown kid ${p.kid ?? ''}`);
       else if (p.jwksRefresh) void this.pushCurrentJwks();
     });
+    for (const k of this.issuers) {
+      const timer = setInterval(() => void this.refreshIssuer(k), Math.max(1000, k.issuer.jwksRefreshMs));
+      timer.unref();
+      this.issuerTimers.push(timer);
+    }
     if (this.sources.jwksRefreshMs > 0) {
       this.jwksTimer = setInterval(() => void this.refreshJwks('periodic'), this.sources.jwksRefreshMs);
       this.jwksTimer.unref();
@@ -170,6 +206,25 @@ export class SecurityExtension implements GatewayExtension {
     await this.threads?.pushState(SecurityState.JWKS, jwks);
   }
 
+  /** One refresh and push at a time per issuer: the asks of many io threads (or a flood of unknown kids) share it. */
+  private readonly refreshing = new Map<IssuerKeys | null, Promise<void>>();
+
+  private refreshIssuer(k: IssuerKeys | null): Promise<void> {
+    let p = this.refreshing.get(k);
+    if (p) return p;
+    p = (async () => {
+      try {
+        await this.threads?.pushState(SecurityState.EXTERNAL, await this.externalState(k));
+      } catch (err) {
+        this.log.error({ err: (err as Error).message }, 'cannot push the external issuers\' keys');
+      } finally {
+        this.refreshing.delete(k);
+      }
+    })();
+    this.refreshing.set(k, p);
+    return p;
+  }
+
   /** A thread waits for keys that were fetched moments ago: send them again so it stops waiting. */
   private async pushCurrentJwks(): Promise<void> {
     await this.threads?.pushState(SecurityState.JWKS, this.current.keys.length ? this.current : await this.safeJwks());
@@ -178,5 +233,7 @@ export class SecurityExtension implements GatewayExtension {
   stop(): void {
     for (const u of this.unsubscribe.splice(0)) u();
     if (this.jwksTimer) clearInterval(this.jwksTimer);
+    for (const t of this.issuerTimers.splice(0)) clearInterval(t);
+    for (const k of this.issuers) k.close();
   }
 }

@@ -11,7 +11,7 @@ export class ApplicationConflictError extends Error {
 }
 
 interface AppRow { name: string; owner: string; throttling_policy: string; token_type: string; callback_url: string | null; source: string }
-interface KeyRow { client_id: string; application: string; key_type: string; client_secret_hash: string; grant_types: string; scopes: string; callback_url: string | null }
+interface KeyRow { client_id: string; application: string; key_type: string; client_secret_hash: string; grant_types: string; scopes: string; callback_url: string | null; key_manager?: string | null }
 interface SubRow { application: string; api: string; throttling_policy: string; state: string }
 
 const words = (s: string): string[] => s.split(' ').filter(Boolean);
@@ -24,6 +24,7 @@ function toKey(r: KeyRow): ApplicationKey {
     grantTypes: words(r.grant_types),
     scopes: words(r.scopes),
     ...(r.callback_url ? { callbackUrl: r.callback_url } : {}),
+    ...(r.key_manager ? { keyManager: r.key_manager } : {}),
   };
 }
 
@@ -75,6 +76,16 @@ export class ApplicationTable {
     return { app, key: app.keys.find((x) => x.clientId === clientId)! };
   }
 
+  /** The sealed clear secret kept for a registered client (returned again to its owner), or null. */
+  async sealedSecret(clientId: string): Promise<string | null> {
+    const r = await this.db.get<{ client_secret_sealed: string | null }>('SELECT client_secret_sealed FROM application_keys WHERE client_id = ?', [clientId]);
+    return r?.client_secret_sealed ?? null;
+  }
+
+  async setSealedSecret(clientId: string, sealed: string): Promise<void> {
+    await this.db.run('UPDATE application_keys SET client_secret_sealed = ? WHERE client_id = ?', [sealed, clientId]);
+  }
+
   async namesBySource(source: string): Promise<string[]> {
     return (await this.db.all<{ name: string }>('SELECT name FROM applications WHERE source = ? ORDER BY name', [source])).map((r) => r.name);
   }
@@ -112,11 +123,11 @@ export class ApplicationTable {
       }
       for (const k of app.keys) {
         await tx.run(
-          `INSERT INTO application_keys (client_id, application, key_type, client_secret_hash, grant_types, scopes, callback_url, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+          `INSERT INTO application_keys (client_id, application, key_type, client_secret_hash, grant_types, scopes, callback_url, key_manager, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (client_id) DO UPDATE SET key_type = excluded.key_type, client_secret_hash = excluded.client_secret_hash,
-             grant_types = excluded.grant_types, scopes = excluded.scopes, callback_url = excluded.callback_url`,
-          [k.clientId, app.name, k.keyType, k.clientSecretHash, k.grantTypes.join(' '), k.scopes.join(' '), k.callbackUrl ?? null, now],
+             grant_types = excluded.grant_types, scopes = excluded.scopes, callback_url = excluded.callback_url, key_manager = excluded.key_manager`,
+          [k.clientId, app.name, k.keyType, k.clientSecretHash, k.grantTypes.join(' '), k.scopes.join(' '), k.callbackUrl ?? null, k.keyManager ?? null, now],
         );
       }
       await tx.run('DELETE FROM subscriptions WHERE application = ?', [app.name]);

@@ -9,12 +9,18 @@ import { ApiTable } from './apis.js';
 import { PolicyTable } from './policies.js';
 import { GatewayTable } from './gateways.js';
 import { EventTable } from './events.js';
+import { RoleTable } from './roles.js';
+import { AuthorizationCodeTable } from './authorization-codes.js';
+import { ApiKeyTable } from './api-keys.js';
 import { RepeatedWarnings } from '../log/repeated-warnings.js';
 
 export * from './db.js';
 export { StoreAvailability } from './availability.js';
 export { MIGRATIONS, migrate, type Migration } from './migrations/index.js';
-export { UserTable, type UserRecord } from './users.js';
+export { UserTable, type UserRecord, type UserClaims, type UserWrite } from './users.js';
+export { RoleTable, type RoleRecord } from './roles.js';
+export { AuthorizationCodeTable, type AuthorizationCodeRecord, type CodeRedemption } from './authorization-codes.js';
+export { ApiKeyTable, NO_EXPIRY, type ApiKeyRecord, type ApiKeyState } from './api-keys.js';
 export { ApplicationTable, ApplicationConflictError } from './applications.js';
 export { TokenTable, type TokenRecord, type TokenState, type TokenFormat, type UserType, type RevokedToken, type RotateResult } from './tokens.js';
 export { TokenWriter } from './token-writer.js';
@@ -36,6 +42,9 @@ export class ApimStore {
   readonly policies: PolicyTable;
   readonly gateways: GatewayTable;
   readonly events: EventTable;
+  readonly roles: RoleTable;
+  readonly codes: AuthorizationCodeTable;
+  readonly apiKeys: ApiKeyTable;
 
   constructor(readonly db: Db) {
     this.users = new UserTable(db);
@@ -45,6 +54,9 @@ export class ApimStore {
     this.policies = new PolicyTable(db);
     this.gateways = new GatewayTable(db);
     this.events = new EventTable(db);
+    this.roles = new RoleTable(db);
+    this.codes = new AuthorizationCodeTable(db);
+    this.apiKeys = new ApiKeyTable(db);
   }
 
   close(): Promise<void> {

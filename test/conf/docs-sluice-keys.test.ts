@@ -11,10 +11,10 @@ import { ROOT } from './fixtures/helpers.js';
 
 const DOC = fs.readFileSync(path.join(ROOT, 'docs/configuration.md'), 'utf8');
 
-/** Rows of the Sluice keys table: | `[section]` | `key` | type | default | what it does |. */
-const ROW = /^\|\s*`\[([^\]`]+)\]`\s*\|\s*`([^`]+)`\s*\|([^|]*)\|([^|]*)\|([^|]*)\|\s*$/gm;
+/** Rows of the Sluice keys table: | `[section]` (or `[[section]]`) | `key` | type | default | what it does |. */
+const ROW = /^\|\s*`(\[\[?)([^\]`]+)\]\]?`\s*\|\s*`([^`]+)`\s*\|([^|]*)\|([^|]*)\|([^|]*)\|\s*$/gm;
 const rows = new Map<string, { type: string; default: string; what: string }>();
-for (const m of DOC.matchAll(ROW)) rows.set(`${m[1]}.${m[2]}`, { type: m[3]!.trim(), default: m[4]!.trim(), what: m[5]!.trim() });
+for (const m of DOC.matchAll(ROW)) rows.set(`${m[2]}${m[1] === '[[' ? '[]' : ''}.${m[3]}`, { type: m[4]!.trim(), default: m[5]!.trim(), what: m[6]!.trim() });
 
 /** How the table writes a key's type and default. */
 function typeCell(s: KeySpec): string {

@@ -23,11 +23,24 @@ for (const v of ['v0.14', 'v0.15']) {
     t.equal(stored!.app.source, 'registration');
     t.match(stored!.key.clientSecretHash, /^scrypt\$/, 'the secret is stored hashed');
     t.ok(k.allEvents.some((e) => e.type === 'registry.changed'), 'registry.changed published');
-    const dup = await request(`${k.base}/client-registration/${v}/register`, { method: 'POST', headers: ADMIN, body: JSON.stringify(body) });
-    t.equal(dup.status, 409);
-    t.equal(dup.json.error, 'invalid_client_metadata');
+    const again = await request(`${k.base}/client-registration/${v}/register`, { method: 'POST', headers: ADMIN, body: JSON.stringify(body) });
+    t.equal(again.status, 200, 'the same owner registering the same name gets its keys back');
+    t.equal(again.json.clientId, r.json.clientId);
+    t.equal(again.json.clientSecret, r.json.clientSecret);
+    t.equal((await k.token({ grant_type: 'client_credentials' }, again.json.clientId, again.json.clientSecret)).status, 200);
+    t.notOk(JSON.stringify(await k.km.store.db.all('SELECT * FROM application_keys')).includes(r.json.clientSecret), 'the secret is not stored in clear');
+    const other = await request(`${k.base}/client-registration/${v}/register`, { method: 'POST', headers: ADMIN, body: JSON.stringify({ ...body, owner: 'bob' }) });
+    t.equal(other.status, 200, 'another owner gets an application of its own');
+    t.not(other.json.clientId, r.json.clientId);
   });
 }
+
+t.test('client registration: a name an application file holds is refused (its secret cannot be given)', async (t) => {
+  const k = await startTestKeyManager(t, { apps: { 'a.toml': `name = "admin_Filed"\nowner = "admin"\n[[keys]]\nclient_id = "filed"\nclient_secret = "filed-secret"\n` } });
+  const r = await request(`${k.base}/client-registration/v0.15/register`, { method: 'POST', headers: ADMIN, body: JSON.stringify({ clientName: 'Filed' }) });
+  t.equal(r.status, 409);
+  t.equal(r.json.error, 'invalid_client_metadata');
+});
 
 t.test('client registration: administrator only, JSON only, clientName required', async (t) => {
   const k = await startTestKeyManager(t);

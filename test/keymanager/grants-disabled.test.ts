@@ -42,9 +42,11 @@ t.test('a grant missing from the key\'s grant_types: unauthorized_client', async
 
 t.test('grants Sluice does not implement and unknown grants: unsupported_grant_type', async (t) => {
   const k = await startTestKeyManager(t);
-  for (const g of ['authorization_code', 'implicit', 'urn:ietf:params:oauth:grant-type:jwt-bearer', 'urn:acme:nothing']) {
+  for (const g of ['implicit', 'urn:ietf:params:oauth:grant-type:saml2-bearer', 'kerberos', 'urn:acme:nothing']) {
     const r = await k.token({ grant_type: g });
     t.equal(r.status, 400, g);
     t.equal(r.json.error, 'unsupported_grant_type', g);
   }
+  const code = await k.token({ grant_type: 'authorization_code', code: 'x' });
+  t.equal(code.json.error, 'unauthorized_client', 'an implemented grant the key does not list');
 });

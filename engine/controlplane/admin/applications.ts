@@ -138,6 +138,7 @@ export function mountApplications(r: AdminRoutes, ctx: AdminContext): void {
     const clientIds = await ctx.store.applications.delete(app.name);
     ctx.clientsChanged();
     const revoked = await ctx.revokeClients(clientIds ?? []);
+    await ctx.apiKeys?.revokeApplication(app.name);
     await ctx.changed('applications');
     ctx.log.info({ application: app.name, revokedTokens: revoked }, 'application deleted through the admin API; its tokens are revoked');
     return empty(204);

@@ -9,6 +9,8 @@ import { mountGateways } from './gateways.js';
 import { AdminError, AdminRoutes, errorReply } from './http.js';
 import { OPENAPI } from './openapi.js';
 import { mountThrottling } from './throttling.js';
+import { mountUsers } from './users.js';
+import { mountApiKeys } from './api-keys.js';
 
 export const ADMIN_BASE = '/api/am/admin/v1';
 
@@ -34,6 +36,8 @@ export function mountAdminApi(servlet: ServletServer, ctx: AdminContext, view: A
   mountApplications(routes, ctx);
   mountThrottling(routes, ctx);
   mountGateways(routes, ctx);
+  mountUsers(routes, ctx);
+  mountApiKeys(routes, ctx);
   const handle = async (req: ServletRequest): Promise<Reply> => {
     try {
       if (!reachable(req)) {

@@ -129,6 +129,26 @@ export const OPENAPI = {
     '/environments/{name}/gateways': { parameters: [pathParam('name', 'environment name (a gateway label)')], get: { summary: 'Gateways registered under an environment', tags: ['Gateways'], responses: { '200': ok(list('Gateway')), ...errors } } },
     '/gateways': { get: { summary: 'Every registered gateway', tags: ['Gateways'], responses: { '200': ok(list('Gateway')), ...errors } } },
     '/gateways/{id}': { parameters: [pathParam('id', 'gateway id')], get: { summary: 'One gateway', tags: ['Gateways'], responses: { '200': ok(ref('Gateway')), ...errors } } },
+    '/users': {
+      get: { summary: 'Users of the database user store (never a password)', tags: ['Users'], responses: { '200': ok(list('User')), ...errors } },
+      post: { summary: 'Create a user (the password is stored as a scrypt hash)', tags: ['Users'], requestBody: { required: true, content: jsonContent(ref('UserCreate'), { username: 'alice', password: 'a-long-passphrase', roles: ['menu-manager'], claims: { email: 'alice@example.com' } }) }, responses: { '201': ok(ref('User'), 'Created'), ...errors } },
+    },
+    '/users/{name}': {
+      parameters: [pathParam('name', 'user name')],
+      get: { summary: 'One user', tags: ['Users'], responses: { '200': ok(ref('User')), ...errors } },
+      put: { summary: 'Change the password, roles or claims of a user created here', tags: ['Users'], requestBody: { required: true, content: jsonContent({ type: 'object', properties: { password: { type: 'string' }, roles: { type: 'array', items: { type: 'string' } }, claims: { type: 'object' } } }) }, responses: { '200': ok(ref('User')), ...errors } },
+      delete: { summary: 'Delete a user created here', tags: ['Users'], responses: { '204': { description: 'Deleted' }, ...errors } },
+    },
+    '/roles': {
+      get: { summary: 'Roles and the scopes bound to them', tags: ['Users'], responses: { '200': ok(list('Role')), ...errors } },
+      post: { summary: 'Create a role; a scope it lists reaches user tokens only through roles that list it', tags: ['Users'], requestBody: { required: true, content: jsonContent(ref('Role'), { name: 'menu-manager', scopes: ['menu:write'] }) }, responses: { '201': ok(ref('Role'), 'Created'), ...errors } },
+    },
+    '/roles/{name}': {
+      parameters: [pathParam('name', 'role name')],
+      get: { summary: 'One role', tags: ['Users'], responses: { '200': ok(ref('Role')), ...errors } },
+      put: { summary: 'Replace the scopes of a role created here', tags: ['Users'], requestBody: { required: true, content: jsonContent({ type: 'object', properties: { scopes: { type: 'array', items: { type: 'string' } } } }) }, responses: { '200': ok(ref('Role')), ...errors } },
+      delete: { summary: 'Delete a role created here', tags: ['Users'], responses: { '204': { description: 'Deleted' }, ...errors } },
+    },
   },
   components: {
     securitySchemes: { basic: { type: 'http', scheme: 'basic' } },
@@ -211,6 +231,18 @@ export const OPENAPI = {
           value: { type: 'string', description: 'user name; IP; range a-b or CIDR; owner:application or application; API context /ctx/version' },
           enabled: { type: 'boolean', default: true }, invert: { type: 'boolean', default: false }, source: { type: 'string', readOnly: true },
         },
+      },
+      User: {
+        type: 'object',
+        properties: { username: { type: 'string' }, roles: { type: 'array', items: { type: 'string' } }, claims: { type: 'object', additionalProperties: { type: 'string' } }, source: { type: 'string', readOnly: true } },
+      },
+      UserCreate: {
+        type: 'object', required: ['username', 'password'],
+        properties: { username: { type: 'string' }, password: { type: 'string', writeOnly: true }, roles: { type: 'array', items: { type: 'string' } }, claims: { type: 'object', additionalProperties: { type: 'string' } } },
+      },
+      Role: {
+        type: 'object', required: ['name'],
+        properties: { name: { type: 'string' }, scopes: { type: 'array', items: { type: 'string' } }, source: { type: 'string', readOnly: true } },
       },
       Gateway: {
         type: 'object',

@@ -1,4 +1,6 @@
 import type { GatewaySecurity } from '../../security/gateway-security.js';
+import { BasicAuth } from '../../security/basic-auth.js';
+import { SecuritySchemes } from '../../security/security-schemes.js';
 import type { MessageContext } from '../message-context.js';
 import { PhaseResult, type GatewayPhase } from '../phase.js';
 
@@ -11,11 +13,18 @@ import { PhaseResult, type GatewayPhase } from '../phase.js';
 export class AuthenticatePhase implements GatewayPhase {
   readonly name = 'authenticate';
 
-  constructor(private readonly security: GatewaySecurity) {}
+  /** APIs with a `security` list (API keys, Basic auth): engine/security/security-schemes.ts. */
+  private readonly schemes: SecuritySchemes;
+
+  constructor(private readonly security: GatewaySecurity) {
+    this.schemes = new SecuritySchemes(security, new BasicAuth(security, security.log));
+  }
 
   onRequest(ctx: MessageContext): PhaseResult {
     const resource = ctx.resource;
     if (resource === null || resource.def.authType === 'None') return PhaseResult.CONTINUE;
+    const schemes = ctx.api?.def.security;
+    if (schemes !== undefined) return this.schemes.authenticate(ctx, schemes);
     return this.security.authenticate(ctx);
   }
 }

@@ -2,6 +2,7 @@ import type { GatewaySecurity } from '../../security/gateway-security.js';
 import type { AuthContext, MessageContext, TokenFacts } from '../message-context.js';
 import { PhaseResult, type GatewayPhase } from '../phase.js';
 import { SITUATION_FAULTS } from '../../../mediation/api-handler-errors.js';
+import { authorizeBasicUser } from '../../security/basic-auth.js';
 
 const OPEN_SUBSCRIPTION = { tier: 'Unlimited', state: 'UNBLOCKED' } as const;
 
@@ -26,6 +27,8 @@ export class AuthorizePhase implements GatewayPhase {
     const api = ctx.api;
     const resource = ctx.resource;
     if (token === null || api === null || resource === null) return PhaseResult.CONTINUE;
+    // A Basic-auth user has no application (and so no subscription).
+    if (token.tokenType === 'BASIC') return authorizeBasicUser(ctx, token, this.security);
     const authType = resource.def.authType;
     if ((authType === 'Application' && token.userType !== 'APPLICATION')
       || (authType === 'Application User' && token.userType !== 'APPLICATION_USER')) {

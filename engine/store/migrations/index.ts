@@ -9,6 +9,7 @@ import { m005Throttling } from './005-throttling.js';
 import { m006Gateways } from './006-gateways.js';
 import { m007Events } from './007-events.js';
 import { m008StoreProbe } from './008-store-probe.js';
+import { m009Identity } from './009-identity.js';
 
 export type { Migration };
 
@@ -16,7 +17,7 @@ export type { Migration };
  * Every migration, in version order. Another table group adds its file here with the next number
  * (docs/store.md lists them).
  */
-export const MIGRATIONS: readonly Migration[] = [m001Users, m002Applications, m003OAuthTokens, m004Apis, m005Throttling, m006Gateways, m007Events, m008StoreProbe];
+export const MIGRATIONS: readonly Migration[] = [m001Users, m002Applications, m003OAuthTokens, m004Apis, m005Throttling, m006Gateways, m007Events, m008StoreProbe, m009Identity];
 
 const LOCK_ID = 0x51_75_1c_e0; // PostgreSQL advisory lock: one node migrates at a time.
 
