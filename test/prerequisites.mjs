@@ -1,4 +1,5 @@
-// Run by `npm test` before tap: the programs the suite starts (real PostgreSQL, Redis, wrk, HAProxy, openssl) must be
+// Run by `npm test` before tap: the programs the suite starts (real PostgreSQL, Redis, wrk, HAProxy, openssl,
+// Chromium for the browser flow, OpenLDAP's slapd) must be
 // installed. When one is missing, one line says which and how to install them, instead of dozens of failures.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,6 +12,8 @@ const needs = [
   ['wrk', () => onPath('wrk')],
   ['haproxy', () => onPath('haproxy') || fs.existsSync('/usr/sbin/haproxy')],
   ['openssl', () => onPath('openssl')],
+  ['chromium', () => fs.existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium')],
+  ['slapd', () => fs.existsSync(process.env.SLAPD_PATH ?? '/usr/sbin/slapd')],
 ];
 const missing = needs.filter(([, found]) => !found()).map(([pkg]) => pkg);
 if (missing.length) {
