@@ -140,7 +140,9 @@ t.test('a request body read whole is capped: 413, connection closed, nothing to 
   const grew = rss() - before;
   t.equal(a.status, 200, 'a 128 MiB streamed upload passes');
   t.equal((jsonOf(a.body) as SeenRequest).bodyLength, 128 * MiB, 'the backend got every byte');
-  t.ok(grew < RSS_BOUND, `streamed: RSS grew ${(grew / MiB).toFixed(1)} MiB`);
+  // Half the body: held whole, the upload alone would add 128 MiB. (The test process holds the client and
+  // the echo backend too; under a loaded CI machine their buffers took this to 41 MiB once.)
+  t.ok(grew < 64 * MiB, `streamed: RSS grew ${(grew / MiB).toFixed(1)} MiB (< 64, half the body)`);
 
   r = await request(s.url('/gql/1.0.0/q'), { method: 'POST', body: '{"query":"{ menu { name } }"}', headers: { 'content-type': 'application/json' } });
   t.equal(r.status, 200, 'the gateway keeps serving');
