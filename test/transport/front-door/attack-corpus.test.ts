@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { startSluice } from '../../helpers/sluice.js';
 import { API_DIR } from '../../helpers/home.js';
 import { recordingBackend, rawRequest } from '../../helpers/recording-backend.js';
+import { travApi } from '../../helpers/trav-api.js';
 
 // The front door's attack corpus (test/fixtures/front-door/README.md): raw requests gathered from public
 // suites and advisories, each sent over a real socket to a real gateway, with a recording backend saying
@@ -31,38 +32,6 @@ interface Case {
 const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/front-door');
 const FILES = ['request-target.json', 'framing.json', 'limits.json'].filter((f) => fs.existsSync(path.join(DIR, f)));
 
-/** The runner's API (README.md there): `/trav/v1`, `/admin` needs a token, everything else is open. */
-function travApi(backend: string): string {
-  const open = ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'HEAD'].map((v) => `[[resources]]
-verb = "${v}"
-uri_template = "/*"
-auth_type = "None"
-throttling_policy = "Unlimited"
-`).join('\n');
-  return `name = "Trav"
-context = "/trav"
-version = "v1"
-type = "HTTP"
-lifecycle_state = "PUBLISHED"
-throttling_policy = "Unlimited"
-[endpoints]
-production = "${backend}/base"
-
-[[resources]]
-verb = "GET"
-uri_template = "/public/*"
-auth_type = "None"
-throttling_policy = "Unlimited"
-
-[[resources]]
-verb = "GET"
-uri_template = "/admin"
-auth_type = "Application & Application User"
-throttling_policy = "Unlimited"
-scopes = ["admin:write"]
-
-${open}`;
-}
 
 t.test('every file of the corpus is present and well formed', async (t) => {
   t.same(FILES, ['request-target.json', 'framing.json', 'limits.json'], 'the three corpus files');
