@@ -17,7 +17,7 @@ import { safeEqual } from './secret-hash.js';
 import type { SigningKeys } from './signing-keys.js';
 import { randomToken, tokenHash, type TokenCodec } from './token-crypto.js';
 import { ADMIN_ROLE } from './users.js';
-import type { UserStore } from './user-store/user-store.js';
+import { login, type UserStore } from './user-store/user-store.js';
 import type { RoleScopes } from './user-store/role-scopes.js';
 import { verifierMatches, isWellFormedVerifier } from './authorize/pkce.js';
 import { atHash } from './oidc/id-token.js';
@@ -247,7 +247,7 @@ export class TokenService {
     if (!username) throw new InvalidRequestError('username is missing');
     if (password === null) throw new InvalidRequestError('password is missing');
     const requested = this.scopes.grant(parseScope(form.get('scope')), client.key.scopes);
-    const user = await this.guard(() => this.backoff.attempt(username, from, () => this.o.users.authenticate(username, password), 'invalid_grant'));
+    const user = await this.guard(() => login(this.backoff, this.o.users, username, password, from, 'invalid_grant'));
     if (!user) throw new InvalidGrantError('invalid resource owner credentials');
     const scopes = await this.guard(() => this.o.roleScopes.filter(requested, user.roles));
     return (await this.issue({
@@ -570,7 +570,7 @@ export class TokenService {
     // The gateway names the client's address: guesses through an API's Basic auth back off per user and
     // client, as at the token endpoint (429, which the gateway turns into 900911 with Retry-After).
     const clientAddress = form.get('client_address');
-    const user = await this.guard(() => this.backoff.attempt(username, clientAddress || from, () => this.o.users.authenticate(username, password), 'invalid_grant'));
+    const user = await this.guard(() => login(this.backoff, this.o.users, username, password, clientAddress || from, 'invalid_grant'));
     if (!user) return { active: false };
     return { active: true, username: user.username, roles: user.roles, scopes: await this.guard(() => this.o.roleScopes.scopesOf(user.roles)) };
   }

@@ -4,7 +4,7 @@ import type { ApimStore, UserRecord } from '../store/index.js';
 import type { AuthBackoff } from './auth-backoff.js';
 import { hashSecret, verifySecret } from './secret-hash.js';
 import { DUMMY_HASH } from './directory.js';
-import type { StoreUser, UserStore } from './user-store/user-store.js';
+import { login, type StoreUser, type UserStore } from './user-store/user-store.js';
 
 export const ADMIN_ROLE = 'admin';
 
@@ -44,7 +44,7 @@ export class UserDirectory implements UserStore {
 
   /** authenticate() under the back-off of failed logins from `from` (TooManyFailuresError, 429, while it lasts). */
   login(username: string, password: string, from: string, error: 'invalid_client' | 'invalid_grant' = 'invalid_client'): Promise<UserRecord | undefined> {
-    return this.backoff.attempt(username, from, () => this.authenticate(username, password), error);
+    return login(this.backoff, this, username, password, from, error);
   }
 
   async find(username: string): Promise<StoreUser | undefined> {

@@ -6,7 +6,7 @@ import type { Client, ClientDirectory } from '../directory.js';
 import type { ScopePolicy } from '../scopes.js';
 import { randomToken, tokenHash } from '../token-crypto.js';
 import type { RoleScopes } from '../user-store/role-scopes.js';
-import type { StoreUser, UserStore } from '../user-store/user-store.js';
+import { login, type StoreUser, type UserStore } from '../user-store/user-store.js';
 import type { AuthBackoff } from '../auth-backoff.js';
 import { TooManyFailuresError } from '../errors.js';
 import { validateAuthorizationRequest, withParameters, type AuthorizationRequest, type RedirectError } from './authorization-request.js';
@@ -139,7 +139,7 @@ export class AuthorizationEndpoint {
     let user: StoreUser | undefined;
     try {
       user = username.length <= MAX_USERNAME && password.length <= MAX_PASSWORD
-        ? await this.o.backoff.attempt(username, from, () => this.o.users.authenticate(username, password), 'invalid_grant')
+        ? await login(this.o.backoff, this.o.users, username, password, from, 'invalid_grant')
         : undefined;
     } catch (err) {
       if (!(err instanceof TooManyFailuresError)) throw err;

@@ -1,4 +1,5 @@
 import type { UserClaims } from '../../store/index.js';
+import type { AuthBackoff } from '../auth-backoff.js';
 
 /** A user as the token service sees one, whichever store holds it. */
 export interface StoreUser {
@@ -20,6 +21,18 @@ export interface UserStore {
   /** The user without a password check (userinfo, jwt-bearer subjects); undefined when unknown. */
   find(username: string): Promise<StoreUser | undefined>;
   close?(): Promise<void>;
+}
+
+/**
+ * `users.authenticate()` under the back-off of failed logins of `username` from `from`: TooManyFailuresError
+ * (429) while it lasts, without checking the password. Every door a user's password comes through (the
+ * token endpoint, the sign-in page, Basic auth on APIs, the admin API) uses this one.
+ */
+export function login<U extends StoreUser>(
+  backoff: AuthBackoff, users: { authenticate(username: string, password: string): Promise<U | undefined> },
+  username: string, password: string, from: string, error: 'invalid_client' | 'invalid_grant' = 'invalid_client',
+): Promise<U | undefined> {
+  return backoff.attempt(username, from, () => users.authenticate(username, password), error);
 }
 
 /** Tries each store in order: the first that knows the user decides (a wrong password there is final). */
