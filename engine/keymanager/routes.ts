@@ -152,7 +152,7 @@ export function mountKeyManagerRoutes(server: ServletServer, svc: TokenService, 
   server.route('GET', PATHS.discoveryUnderIssuer, discovery);
 
   server.route('GET', PATHS.authorize, (req) => oidc.authorize.get(req));
-  server.route('POST', PATHS.authorize, (req) => oidc.authorize.post(req), { maxBodySize: AUTHORIZE_FORM_LIMIT });
+  server.route('POST', PATHS.authorize, (req) => oidc.authorize.post(req, from(req)), { maxBodySize: AUTHORIZE_FORM_LIMIT });
 
   // UserInfo: the access token in the header, or (POST) as the access_token form parameter (RFC 6750 §2.2).
   const userinfo = async (req: ServletRequest): Promise<Reply> => {

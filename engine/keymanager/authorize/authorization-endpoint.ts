@@ -92,7 +92,8 @@ export class AuthorizationEndpoint {
     return loginPage({ action: this.o.path, sealed, application: client.app.name }, headers);
   }
 
-  async post(req: ServletRequest): Promise<Reply> {
+  /** `from`: the client address failed sign-ins are counted by (AuthBackoff.addressOf, as for the token endpoint). */
+  async post(req: ServletRequest, from: string): Promise<Reply> {
     if (!req.secure) return errorPage(403, 'invalid_request', 'Sign-in is served on the HTTPS port only: credentials never travel in clear.');
     const refused = this.crossSite(req);
     if (refused) {
@@ -111,7 +112,7 @@ export class AuthorizationEndpoint {
       return errorPage(400, 'invalid_request', 'This browser did not send the sign-in cookie (cookies may be blocked, or the form came from elsewhere). Start again from the application.');
     }
     const step = form.get('step');
-    if (step === 'login') return this.login(form, binding, this.o.backoff.addressOf(req.remoteAddress, req.header('x-forwarded-for')));
+    if (step === 'login') return this.login(form, binding, from);
     if (step === 'consent') return this.consent(form, binding);
     return errorPage(400, 'invalid_request', 'The form is not one of this sign-in\'s forms. Start again from the application.');
   }
