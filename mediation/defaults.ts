@@ -4,7 +4,7 @@
  * the files are what operators edit; these copies are what a name falls back to when its file is deleted
  * or broken, so a fault always has a sequence to render it.
  */
-import { FaultSequence, type FaultSequenceName } from './api-handler-errors.js';
+import { FaultSequence, type FaultSequenceName } from '../errors/fault-sequences.js';
 
 const HEADER = '<?xml version="1.0" encoding="UTF-8"?>\n';
 const NS = 'http://ws.apache.org/ns/synapse';

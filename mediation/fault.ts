@@ -4,7 +4,8 @@
  * seed names for the code and always returns a response: if the sequence is missing, fails or sends nothing,
  * `fault` is tried, then a built-in JSON fault body.
  */
-import { FaultSequence, handlerError } from './api-handler-errors.js';
+import { FaultSequence } from '../errors/fault-sequences.js';
+import { errorByCode } from '../errors/catalogue.js';
 import { MediationMessage, isTrue, type CallFacts, type MediatedResponse, type PropertyValue } from './message.js';
 import { Outcome } from './outcome.js';
 import type { SequenceRegistry } from './registry.js';
@@ -43,7 +44,7 @@ export function builtinFaultBody(code: number, message: string, description: str
  * the result: the message starts with only `fault.headers`.
  */
 export function renderFault(registry: SequenceRegistry, fault: Fault, facts: CallFacts = {}): FaultResponse {
-  const known = handlerError(fault.code);
+  const known = errorByCode(fault.code);
   const message = fault.message ?? known?.message ?? 'Internal Server Error';
   const description = fault.description ?? known?.description ?? message;
   const status = fault.status ?? known?.status ?? 500;

@@ -13,10 +13,6 @@ export { MediationMessage, HeaderMap, FACT_PROPERTIES, type CallFacts, type Dire
 export { SequenceRegistry, builtinSequenceAsts, type SequenceSet, type RegistryOptions } from './registry.js';
 export { SequenceRepository, findCycles, type RepositoryOptions, type WatchOptions, type SequenceWatcher } from './repository.js';
 export { renderFault, renderPreflight, builtinFaultBody, type Fault, type FaultResponse } from './fault.js';
-export {
-  API_HANDLER_ERRORS, ApiHandlerCode, FaultSequence, SHIPPED_SEQUENCE_NAMES, SITUATION_FAULTS, handlerError,
-  type HandlerError, type FaultSequenceName,
-} from './api-handler-errors.js';
 export { BUILTIN_SEQUENCE_TEXT } from './defaults.js';
 export {
   Codecs, defaultCodecs, loadCodecs, familyOf, mediaTypeOf, BodyBuildError,

@@ -4,7 +4,7 @@
  * reference, so calls in flight finish on the old one.
  */
 import type { Logger } from 'pino';
-import { SHIPPED_SEQUENCE_NAMES } from './api-handler-errors.js';
+import { SHIPPED_SEQUENCE_NAMES } from '../errors/fault-sequences.js';
 import type { SequenceAst } from './ast.js';
 import { defaultCodecs, type Codecs } from './codecs.js';
 import { compileSequence, type CompiledSequence, type CompileOptions } from './compile.js';

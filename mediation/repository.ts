@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { SHIPPED_SEQUENCE_NAMES } from './api-handler-errors.js';
+import { SHIPPED_SEQUENCE_NAMES } from '../errors/fault-sequences.js';
 import type { MediatorAst, SequenceAst } from './ast.js';
 import { SequenceDeployError } from './errors.js';
 import { parseSequence } from './parse.js';

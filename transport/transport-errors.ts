@@ -1,50 +1,24 @@
 import { ProtocolState, stateName } from './protocol-state.js';
+import { TRANSPORT_BASES, TransportError, type TransportBase } from '../errors/transport.js';
 
-/** Seed 000, "Transport error codes": the base codes. */
+/**
+ * Seed 000's transport base codes by name (the numbers and texts are the catalogue's: errors/transport.ts).
+ */
 export const TransportErrorCode = {
-  RECEIVER_IO_ERROR_SENDING: 101000,
-  RECEIVER_IO_ERROR_RECEIVING: 101001,
-  SENDER_IO_ERROR_SENDING: 101500,
-  SENDER_IO_ERROR_RECEIVING: 101501,
-  CONNECTION_FAILED: 101503,
-  CONNECTION_TIMED_OUT: 101504,
-  CONNECTION_CLOSED: 101505,
-  NHTTP_PROTOCOL_VIOLATION: 101506,
-  CONNECTION_CANCELED: 101507,
-  CONNECT_TIMEOUT: 101508,
-  SEND_ABORT: 101509,
-  RESPONSE_PROCESSING_FAILURE: 101510,
-  /** API handler code used for a client that went away mid-request body. */
-  INCOMPLETE_PAYLOAD: 102511,
+  RECEIVER_IO_ERROR_SENDING: TransportError.RECEIVER_IO_ERROR_SENDING.code,
+  RECEIVER_IO_ERROR_RECEIVING: TransportError.RECEIVER_IO_ERROR_RECEIVING.code,
+  SENDER_IO_ERROR_SENDING: TransportError.SENDER_IO_ERROR_SENDING.code,
+  SENDER_IO_ERROR_RECEIVING: TransportError.SENDER_IO_ERROR_RECEIVING.code,
+  CONNECTION_FAILED: TransportError.CONNECTION_FAILED.code,
+  CONNECTION_TIMED_OUT: TransportError.CONNECTION_TIMED_OUT.code,
+  CONNECTION_CLOSED: TransportError.CONNECTION_CLOSED.code,
+  NHTTP_PROTOCOL_VIOLATION: TransportError.NHTTP_PROTOCOL_VIOLATION.code,
+  CONNECTION_CANCELED: TransportError.CONNECTION_CANCELED.code,
+  CONNECT_TIMEOUT: TransportError.CONNECT_TIMEOUT.code,
+  SEND_ABORT: TransportError.SEND_ABORT.code,
+  RESPONSE_PROCESSING_FAILURE: TransportError.RESPONSE_PROCESSING_FAILURE.code,
 } as const;
 export type TransportErrorCode = (typeof TransportErrorCode)[keyof typeof TransportErrorCode];
-
-interface BaseInfo {
-  /** The seed's detail text. */
-  readonly detail: string;
-  /** Short words for fault descriptions and logs: "<what> in <STATE>". */
-  readonly what: string;
-  /** HTTP status the client gets when the response has not started (docs/errors.md). */
-  readonly status: number;
-  /** Whether code = base + protocol state (the seed's rule for connection-level sender errors). */
-  readonly addsState: boolean;
-}
-
-export const TRANSPORT_ERRORS: Readonly<Record<number, BaseInfo>> = {
-  101000: { detail: 'Receiver input/output error sending', what: 'Error sending the response to the client', status: 500, addsState: false },
-  101001: { detail: 'Receiver input/output error receiving', what: 'Error receiving the request from the client', status: 400, addsState: false },
-  101500: { detail: 'Sender input/output error sending', what: 'Error sending the request to the backend', status: 502, addsState: true },
-  101501: { detail: 'Sender input/output error receiving', what: 'Error receiving the response from the backend', status: 502, addsState: true },
-  101503: { detail: 'Connection failed', what: 'Connection failed', status: 503, addsState: true },
-  101504: { detail: 'Connection timed out (no input within the maximum inactivity period)', what: 'Connection timed out', status: 504, addsState: true },
-  101505: { detail: 'Connection closed', what: 'Connection closed by the backend', status: 502, addsState: true },
-  101506: { detail: 'HTTP non-blocking protocol violation', what: 'Backend protocol violation', status: 502, addsState: true },
-  101507: { detail: 'Connection canceled', what: 'Connection canceled', status: 502, addsState: true },
-  101508: { detail: 'Request to establish a new connection timed out', what: 'Connect timed out', status: 504, addsState: true },
-  101509: { detail: 'Send abort', what: 'Send aborted', status: 502, addsState: true },
-  101510: { detail: 'Response processing failed', what: 'Response processing failed', status: 500, addsState: false },
-  102511: { detail: 'Incomplete payload', what: 'Incomplete payload', status: 400, addsState: false },
-};
 
 /**
  * A connection-level failure on the way to or from a backend, in a known protocol state. `code` follows
@@ -60,7 +34,7 @@ export class BackendTransportError extends Error {
   readonly reason: string;
 
   constructor(base: TransportErrorCode, state: ProtocolState, reason: string) {
-    const info = TRANSPORT_ERRORS[base]!;
+    const info: TransportBase = TRANSPORT_BASES.get(base)!;
     super(`${info.what} in ${stateName(state)}`);
     this.name = 'BackendTransportError';
     this.base = base;
@@ -76,7 +50,7 @@ export class BackendTransportError extends Error {
   }
 
   get detail(): string {
-    return TRANSPORT_ERRORS[this.base]!.detail;
+    return TRANSPORT_BASES.get(this.base)!.message;
   }
 }
 

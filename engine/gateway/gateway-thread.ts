@@ -4,22 +4,27 @@ import { ProxyRules } from '../../transport/sender/proxy-rules.js';
 import type { SenderProxyView, PassthruView, ListenerView } from '../../conf/views/passthru.js';
 import type { GraphqlView } from '../../conf/views/security.js';
 import type { ApiDefinition } from '../registry/types.js';
-import { SenderPools, identityCheck, type SenderSettings } from './backend-target.js';
-import { DeployedApis } from './deployed-apis.js';
-import type { FaultRenderer } from './fault.js';
+import { SenderPools, identityCheck, type SenderSettings } from '../routing/backend-target.js';
+import { DeployedApis } from '../routing/deployed-apis.js';
 import { SequenceFaultRenderer } from './sequence-faults.js';
 import { SequenceRegistry, type SequenceSet, type Codecs } from '../../mediation/index.js';
-import { MessageContext, MessagePhase, Slot, type BufferLimits, type GatewayRuntime } from './message-context.js';
-import { stepsOf, type GatewayPhase, type PhaseStep } from './phase.js';
-import { buildPhases } from './phase-list.js';
-import { SharedStateReceiver } from './shared-state.js';
+import { MessageContext } from './message-context.js';
+import { Slot } from './call-state.js';
+import type { BufferLimits, GatewayRuntime } from './gateway-runtime.js';
+import { CallStage, type Call, type TerminalStep } from '../kernel/call.js';
+import { PhaseSet, type Pipeline } from '../kernel/phase.js';
+import type { FeatureHost } from '../kernel/extension.js';
+import { PHASES } from './phase-list.js';
+import type { PhaseEnv } from './phase-env.js';
+import { SharedStateReceiver } from '../kernel/shared-state.js';
 import { GatewaySecurity } from '../security/gateway-security.js';
 import { ApiMediation } from './api-mediation.js';
 import { Admission, WorkerPool } from './worker-pool.js';
-import { publishCall, hasCallSubscribers } from './call-events.js';
-import { ThrottlePhase } from '../throttling/throttle-phase.js';
-import { TracePhase } from './telemetry/trace.js';
+import { publishCall, hasCallSubscribers } from '../kernel/call-events.js';
+import type { ThrottlePhase } from '../throttling/throttle-phase.js';
 import { WebSocketGateway, type WebSocketSettings } from '../websocket/websocket-gateway.js';
+import { ApiHandlerError } from '../../errors/api-handler.js';
+import { GatewayError } from '../../errors/gateway.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { FrontDoor, type DoorTls } from '../../transport/front-door/front-door.js';
 import type { DoorConfig, DoorHandler } from '../../transport/front-door/client-connection.js';
@@ -71,11 +76,12 @@ function printableTarget(target: string): string | undefined {
  * One io thread of the gateway: its front door (listeners and client connections), the phases, the sender pools
  * and the bounded worker pool. Everything here belongs to this thread; shared state arrives by message.
  */
-export class GatewayThread implements GatewayRuntime, DoorHandler {
+export class GatewayThread implements GatewayRuntime<MessageContext>, DoorHandler, PhaseEnv, FeatureHost {
   /** The phases a message runs, replaced whole (never edited) when tracing is switched on or off. */
-  phases: GatewayPhase[];
-  phaseSteps: PhaseStep[];
-  private readonly basePhases: GatewayPhase[];
+  pipeline: Pipeline;
+  private readonly phaseSet: PhaseSet<PhaseEnv>;
+  /** Tracing is on: the trace phase is in the pipeline (setTracing). */
+  tracing = false;
   readonly state: SharedStateReceiver;
   readonly security: GatewaySecurity;
   readonly mediation: ApiMediation;
@@ -120,13 +126,12 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
     this.workerPool = new WorkerPool({ core: p.workerPoolCore, max: p.workerPoolMax, queueLength: p.workerPoolQueueLength }, log);
     this.state = new SharedStateReceiver(init.state);
     this.security = new GatewaySecurity(this.state, log, (payload) => this.notifyMain('security', payload));
-    this.basePhases = buildPhases(this);
-    this.phases = this.basePhases;
-    this.phaseSteps = stepsOf(this.phases);
+    this.phaseSet = new PhaseSet(PHASES, this);
+    this.pipeline = this.phaseSet.compile();
     const s = init.sender;
     this.ws = new WebSocketGateway(this, init.websocket, {
       ca: s.ca, checkServerIdentity: identityCheck(s.hostnameVerifier), clientKeyPem: s.clientKeyPem, clientCertPem: s.clientCertPem,
-    }, this.faults.registry, init.sequences, s.connectTimeoutMs, this.basePhases.find((x): x is ThrottlePhase => x instanceof ThrottlePhase) ?? null);
+    }, this.faults.registry, init.sequences, s.connectTimeoutMs, (this.phaseSet.phase('throttle') as ThrottlePhase | undefined) ?? null);
     this.maxOpen = p.maxOpenConnections < 0 ? -1 : Math.max(1, Math.floor(p.maxOpenConnections / init.threads));
     this.door = new FrontDoor(init.door, this, Math.max(65536, p.ioBufferSize), init.threads > 1);
     this.sweeper = setInterval(() => this.sweep(), 1000);
@@ -152,6 +157,15 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
     this.admit(ctx);
   }
 
+  /** A call for an exchange that ends in `terminal` instead of the sender (a WebSocket handshake): started, not yet admitted. */
+  startCall(x: ClientExchange, terminal: TerminalStep): Call {
+    const ctx = new MessageContext(this, x);
+    ctx.terminal = terminal;
+    x.attach(ctx);
+    this.onMessageStart(ctx);
+    return ctx;
+  }
+
   onRefused(x: ClientExchange, r: DoorRefusal): void {
     const ctx = new MessageContext(this, x);
     this.onMessageStart(ctx);
@@ -159,7 +173,7 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
     // A flood of bad requests (a scanner, a fuzzer) must not flood the log: one line per kind and window.
     this.warnings.info(`door ${info.code} ${r.refusal}`, { client: x.clientIp, method: x.head.method || undefined, target: printableTarget(x.head.target), status: info.status, reason: r.description },
       'request refused at the front door');
-    ctx.fault({ code: info.code, status: info.status, message: info.message, description: r.description, sequence: 'fault' });
+    ctx.fault(r.fault);
   }
 
   onUpgrade(x: ClientExchange): void {
@@ -177,16 +191,16 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
       // A token this long is no token Sluice issued; looking at it (a cache key, a signature check) is the cost.
       if (v !== undefined && v.length > this.init.passthru.maxBearerTokenBytes + 7 && /^bearer /i.test(v)) {
         ctx.closeConnection = true;
-        ctx.raise(900901, { description: `The access token is longer than ${this.init.passthru.maxBearerTokenBytes} bytes` });
+        ctx.raise(ApiHandlerError.INVALID_CREDENTIALS, { description: `The access token is longer than ${this.init.passthru.maxBearerTokenBytes} bytes` });
         return;
       }
     }
     const a = this.workerPool.admit(ctx);
     if (a === Admission.ADMITTED) { ctx.onSlot(); return; }
-    if (a === Admission.QUEUED) { ctx.slot = Slot.WAITING; ctx.phase = MessagePhase.QUEUED; return; }
+    if (a === Admission.QUEUED) { ctx.slot = Slot.WAITING; ctx.phase = CallStage.QUEUED; return; }
     this.warnings.warn('worker pool full', { path: ctx.path, max: this.workerPool.settings.max, queue: this.workerPool.settings.queueLength },
       'worker pool queue full: message dropped');
-    ctx.fault({ code: 503, status: 503, message: 'Service Unavailable', description: 'The gateway is at capacity; retry later', sequence: 'fault' });
+    ctx.raise(GatewayError.AT_CAPACITY);
   }
 
   onMessageStart(ctx: MessageContext): void {
@@ -223,12 +237,16 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
    * at the end leaves the index of every other phase alone, so calls in flight are not disturbed.
    */
   setTracing(on: boolean): void {
-    const has = this.phases.length > this.basePhases.length;
-    if (on && !has) this.phases = [...this.basePhases, new TracePhase()];
-    else if (!on && has) this.phases = this.basePhases;
-    else return;
-    this.phaseSteps = stepsOf(this.phases);
+    if (on === this.tracing) return;
+    this.tracing = on;
+    this.pipeline = this.phaseSet.compile();
   }
+
+  // ---- PhaseEnv and FeatureHost: what the phases and the features' io-thread halves get ----------------
+
+  get passthru(): PassthruView { return this.init.passthru; }
+  get graphql(): GraphqlView { return this.init.graphql; }
+  get host(): FeatureHost { return this; }
 
   deployApis(apis: readonly ApiDefinition[]): void {
     this.deployed.deploy(apis);
@@ -247,7 +265,7 @@ export class GatewayThread implements GatewayRuntime, DoorHandler {
     if (limit <= 0 || this.inFlight.size === 0) return;
     const now = performance.now();
     for (const ctx of this.inFlight.toArray()) {
-      if (now - ctx.startedAt > limit && ctx.phase !== MessagePhase.QUEUED) ctx.timedOut(limit);
+      if (now - ctx.startedAt > limit && ctx.phase !== CallStage.QUEUED) ctx.timedOut(limit);
     }
   }
 

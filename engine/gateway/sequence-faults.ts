@@ -1,5 +1,6 @@
 import { renderFault, type SequenceRegistry, type CallFacts } from '../../mediation/index.js';
-import type { FaultFacts, FaultInfo, FaultRenderer, RenderedFault } from './fault.js';
+import type { FaultInfo } from '../../errors/error-entry.js';
+import type { FaultFacts, FaultRenderer, RenderedFault } from '../kernel/fault.js';
 
 const EMPTY = Buffer.alloc(0);
 

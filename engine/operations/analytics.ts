@@ -1,6 +1,7 @@
 import type { AnalyticsView } from '../../conf/views/operations.js';
 import type { CallRecord } from '../gateway/telemetry/types.js';
 import { FileSink } from './file-sink.js';
+import { errorKind } from '../../errors/catalogue.js';
 
 /**
  * The analytics event of one completed gateway call ([apim.analytics] type "log"), one JSON object per
@@ -43,14 +44,6 @@ export interface AnalyticsEvent {
 
 const round = (ms: number): number => Math.round(ms * 1000) / 1000;
 
-function errorType(code: number): string | null {
-  if (code === 0) return null;
-  if (code >= 900800 && code <= 900807) return 'THROTTLED';
-  if (code >= 900900 && code <= 900999) return 'AUTH';
-  if (code === 700700) return 'API_BLOCKED';
-  if ((code >= 101000 && code <= 101600) || code === 102511) return 'TARGET_CONNECTIVITY';
-  return 'OTHER';
-}
 
 function headerObject(flat: readonly string[] | null): Record<string, string> | undefined {
   if (flat === null) return undefined;
@@ -95,7 +88,7 @@ export function analyticsEvent(r: CallRecord, view: Pick<AnalyticsView, 'sendHea
     gatewayLatency: round(backend !== null ? Math.max(0, r.durationMs - backend) : r.durationMs),
     errorCode: r.errorCode !== 0 ? r.errorCode : null,
     errorMessage: r.errorCode !== 0 ? r.errorMessage : null,
-    errorType: errorType(r.errorCode),
+    errorType: errorKind(r.errorCode),
     userIp: r.clientIp,
     userAgent: r.userAgent,
     destination: r.backendUrl || null,

@@ -11,7 +11,7 @@ import type { TelemetryBatch } from '../gateway/telemetry/types.js';
 import type { GatewayThreadInit } from '../gateway/gateway-thread.js';
 import type { IoThreadData } from '../gateway/io-thread-protocol.js';
 import { IoThreads, assertPortFree } from './io-threads.js';
-import type { GatewayExtension } from './gateway-extension.js';
+import type { GatewayExtension } from '../kernel/extension.js';
 import { SequenceRepository, loadCodecs } from '../../mediation/index.js';
 
 export interface GatewayRoleOptions {

@@ -9,7 +9,7 @@ import {
 import { createLogger, setLogLevel } from '../log/logger.js';
 import { LocalEventBus, type EventBus } from '../events/event-bus.js';
 import { startGateway, listenerTlsMaterial, type RunningGateway } from './gateway-role.js';
-import type { GatewayExtension } from './gateway-extension.js';
+import type { GatewayExtension } from '../kernel/extension.js';
 import { startKeyManager, type RunningKeyManager } from '../keymanager/start.js';
 import { UserDirectory } from '../keymanager/users.js';
 import { AuthBackoff } from '../keymanager/auth-backoff.js';

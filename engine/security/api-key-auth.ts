@@ -1,6 +1,6 @@
 import type { JWTPayload } from 'jose';
-import type { MessageContext, TokenFacts } from '../gateway/message-context.js';
-import { PhaseResult } from '../gateway/phase.js';
+import type { Call, TokenFacts } from '../kernel/call.js';
+import { PhaseResult } from '../kernel/phase.js';
 import type { GatewaySecurity } from './gateway-security.js';
 
 /** The header and query parameter an API key travels in (the reference system's names). */
@@ -11,7 +11,7 @@ const NO_EXPIRY = 253402300799000;
 const MAX_KEY_CHARS = 8192;
 
 /** The API key of a call: the `apikey` header, else the `apikey` query parameter; null when neither. */
-export function presentedApiKey(ctx: MessageContext): { key: string; inQuery: boolean } | null {
+export function presentedApiKey(ctx: Call): { key: string; inQuery: boolean } | null {
   const h = ctx.header(API_KEY_HEADER);
   if (h !== undefined && h.trim() !== '') return { key: h.trim(), inQuery: false };
   if (ctx.query === '' || !ctx.query.includes(`${API_KEY_QUERY}=`)) return null;
@@ -33,7 +33,7 @@ export function withoutApiKey(query: string): string {
 export class ApiKeyAuth {
   constructor(private readonly security: GatewaySecurity) {}
 
-  authenticate(ctx: MessageContext, presented: { key: string; inQuery: boolean }): PhaseResult {
+  authenticate(ctx: Call, presented: { key: string; inQuery: boolean }): PhaseResult {
     ctx.removeBackendHeader(API_KEY_HEADER);
     if (presented.inQuery) ctx.query = withoutApiKey(ctx.query);
     const key = presented.key;
@@ -47,7 +47,7 @@ export class ApiKeyAuth {
     return this.security.verifySigned(ctx, key, this.accept);
   }
 
-  private readonly accept = (ctx: MessageContext, key: string, c: JWTPayload): void => {
+  private readonly accept = (ctx: Call, key: string, c: JWTPayload): void => {
     const facts = this.factsOf(c);
     if (typeof facts === 'string') { this.security.raiseInvalid(ctx, facts); return; }
     this.security.admitFacts(ctx, key, facts);

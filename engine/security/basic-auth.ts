@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import type { Logger } from 'pino';
-import { ApiHandlerCode, SITUATION_FAULTS } from '../../mediation/api-handler-errors.js';
-import type { MessageContext, TokenFacts } from '../gateway/message-context.js';
-import { PhaseResult } from '../gateway/phase.js';
+import { ApiHandlerError } from '../../errors/api-handler.js';
+import type { Call, TokenFacts } from '../kernel/call.js';
+import { PhaseResult } from '../kernel/phase.js';
 import type { GatewaySecurity } from './gateway-security.js';
 import { TokenCache } from './token-cache.js';
 
@@ -25,7 +25,7 @@ export class BasicAuth {
 
   constructor(private readonly security: GatewaySecurity, private readonly log: Logger) {}
 
-  authenticate(ctx: MessageContext, authorization: string): PhaseResult {
+  authenticate(ctx: Call, authorization: string): PhaseResult {
     const s = this.security.settings!;
     ctx.removeBackendHeader(s.authHeader);
     const creds = decodeBasic(authorization);
@@ -40,7 +40,7 @@ export class BasicAuth {
       if (ctx.finished) return;
       if (r.status === 429) {
         const retry = /^\d+$/.test(r.retryAfter ?? '') ? r.retryAfter! : '1';
-        ctx.raise(ApiHandlerCode.INVALID_BASIC_CREDENTIALS, {
+        ctx.raise(ApiHandlerError.INVALID_BASIC_CREDENTIALS, {
           description: `Too many failed authentications of this user from this address; retry in ${retry} s`,
           headers: [['WWW-Authenticate', `Basic realm="${this.security.settings?.realm ?? 'Sluice'}"`], ['Retry-After', retry]],
         });
@@ -48,7 +48,7 @@ export class BasicAuth {
       }
       if (r.status !== 200) {
         this.log.error({ status: r.status }, 'the key manager refused the Basic-auth user check');
-        ctx.raise(ApiHandlerCode.AUTH_GENERAL_ERROR, { description: 'The user could not be checked' });
+        ctx.raise(ApiHandlerError.AUTH_GENERAL_ERROR, { description: 'The user could not be checked' });
         return;
       }
       const j = JSON.parse(r.text) as { active?: boolean; username?: string; scopes?: string[] };
@@ -64,13 +64,13 @@ export class BasicAuth {
     }, (err: Error) => {
       if (ctx.finished) return;
       this.log.error({ err: err.message }, 'the key manager cannot be reached to check a Basic-auth user');
-      ctx.raise(ApiHandlerCode.AUTH_GENERAL_ERROR, { description: 'The key manager cannot be reached to check the user' });
+      ctx.raise(ApiHandlerError.AUTH_GENERAL_ERROR, { description: 'The key manager cannot be reached to check the user' });
     });
     return PhaseResult.SUSPEND;
   }
 
-  private wrong(ctx: MessageContext): void {
-    ctx.raise(ApiHandlerCode.INVALID_BASIC_CREDENTIALS, { headers: [['WWW-Authenticate', `Basic realm="${this.security.settings?.realm ?? 'Sluice'}"`]] });
+  private wrong(ctx: Call): void {
+    ctx.raise(ApiHandlerError.INVALID_BASIC_CREDENTIALS, { headers: [['WWW-Authenticate', `Basic realm="${this.security.settings?.realm ?? 'Sluice'}"`]] });
   }
 }
 
@@ -87,16 +87,15 @@ function decodeBasic(header: string): { user: string; password: string } | null 
  * The authorize phase for a Basic-auth caller: no application and so no subscription; the resource's
  * scopes against the user's role-bound scopes; the production endpoint.
  */
-export function authorizeBasicUser(ctx: MessageContext, token: TokenFacts, security: GatewaySecurity): PhaseResult {
+export function authorizeBasicUser(ctx: Call, token: TokenFacts, security: GatewaySecurity): PhaseResult {
   const scopes = ctx.resource!.def.scopes;
   if (scopes.length > 0 && !scopes.some((s) => token.scopes.includes(s))) {
-    ctx.raise(ApiHandlerCode.INVALID_SCOPE, { headers: [['WWW-Authenticate', security.wwwAuthenticate('insufficient_scope', `the resource needs one of the scopes: ${scopes.join(' ')}`)]] });
+    ctx.raise(ApiHandlerError.INVALID_SCOPE, { headers: [['WWW-Authenticate', security.wwwAuthenticate('insufficient_scope', `the resource needs one of the scopes: ${scopes.join(' ')}`)]] });
     return PhaseResult.STOP;
   }
   // The endpoints of the deployment the call was routed on (set by resolve-api), not the current one.
   if ((ctx.endpoints?.production ?? null) === null) {
-    const e = SITUATION_FAULTS.PRODUCTION_KEY_ERROR;
-    ctx.fault({ code: e.code, status: e.status, message: e.message, description: e.description, sequence: e.sequence });
+    ctx.raise(ApiHandlerError.PRODUCTION_KEY_ERROR);
     return PhaseResult.STOP;
   }
   ctx.auth = { ...token, tier: 'Unlimited' };

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import type { JWK, JWTPayload } from 'jose';
-import type { MessageContext, TokenFacts } from '../gateway/message-context.js';
-import { PhaseResult } from '../gateway/phase.js';
-import type { GatewaySecurity } from './gateway-security.js';
+import type { Call, TokenFacts } from '../kernel/call.js';
+import { PhaseResult } from '../kernel/phase.js';
+import type { AccessIndex } from './access-snapshot.js';
 
 /** One [[apim.jwt.issuer]] as the io threads hold it: its settings and its current keys (plain data). */
 export interface ExternalIssuerState {
@@ -15,7 +15,7 @@ export interface ExternalIssuerState {
   readonly claimMappings: readonly { readonly remote: string; readonly local: string }[];
 }
 
-interface Pending { readonly ctx: MessageContext; readonly token: string; readonly issuer: string; readonly kid: string; readonly alg: string; readonly since: number }
+interface Pending { readonly ctx: Call; readonly token: string; readonly issuer: string; readonly kid: string; readonly alg: string; readonly since: number }
 
 const PENDING_MS = 3000;
 /** Calls waiting for an issuer's keys at most (a flood of unknown kids is refused beyond it). */
@@ -24,6 +24,20 @@ const MAX_PENDING = 1000;
 function keyFor(keys: readonly JWK[], kid: string): JWK | undefined {
   if (kid) return keys.find((k) => k.kid === kid);
   return keys.length === 1 ? keys[0] : undefined;
+}
+
+/** A verified token's claims, handed to the one who asked for the check. */
+export type VerifiedJwtHandler = (ctx: Call, token: string, claims: JWTPayload) => void;
+
+/** What external tokens need from the gateway's security (gateway-security.ts provides it). */
+export interface TokenChecks {
+  readonly access: AccessIndex;
+  /** 401 / 900901 with the reason in WWW-Authenticate. */
+  raiseInvalid(ctx: Call, why: string): void;
+  /** Verifies `token` with `jwk` in the worker pool; `accept` gets the claims of a good one. */
+  verifyWithKey(ctx: Call, token: string, jwk: JWK, task: { issuer: string; alg: string; audience: string | undefined }, accept: VerifiedJwtHandler): void;
+  /** The call goes on as `facts`' caller (and the facts are cached for `credential`). */
+  admitFacts(ctx: Call, credential: string, facts: TokenFacts): void;
 }
 
 /**
@@ -38,7 +52,7 @@ export class ExternalTokens {
   private byIss = new Map<string, ExternalIssuerState>();
   private readonly pending: Pending[] = [];
 
-  constructor(private readonly security: GatewaySecurity, private readonly askMain: (payload: unknown) => void) {}
+  constructor(private readonly security: TokenChecks, private readonly askMain: (payload: unknown) => void) {}
 
   get count(): number { return this.byIss.size; }
 
@@ -71,7 +85,7 @@ export class ExternalTokens {
     }
   }
 
-  verify(ctx: MessageContext, token: string, issuer: ExternalIssuerState, kid: string, alg: string): PhaseResult {
+  verify(ctx: Call, token: string, issuer: ExternalIssuerState, kid: string, alg: string): PhaseResult {
     const jwk = keyFor(issuer.keys, kid);
     if (jwk === undefined) {
       const now = Date.now();
@@ -97,7 +111,7 @@ export class ExternalTokens {
   }
 
   private accept(issuer: ExternalIssuerState) {
-    return (ctx: MessageContext, token: string, claims: JWTPayload): void => {
+    return (ctx: Call, token: string, claims: JWTPayload): void => {
       const facts = this.factsOf(issuer, token, claims);
       if (typeof facts === 'string') { this.security.raiseInvalid(ctx, facts); return; }
       this.security.admitFacts(ctx, token, facts);

@@ -1,3 +1,4 @@
+import { ApiHandlerError } from '../../errors/api-handler.js';
 import { RepeatedWarnings } from '../log/repeated-warnings.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -6,14 +7,14 @@ import { Piscina } from 'piscina';
 import { Pool } from 'undici';
 import type { JWK, JWTPayload } from 'jose';
 import type { Logger } from 'pino';
-import type { MessageContext, TokenFacts } from '../gateway/message-context.js';
-import { PhaseResult } from '../gateway/phase.js';
-import type { SharedStateReceiver } from '../gateway/shared-state.js';
+import type { Call, TokenFacts } from '../kernel/call.js';
+import { PhaseResult } from '../kernel/phase.js';
+import type { SharedState } from '../kernel/shared-state.js';
 import { AccessIndex, type AccessSnapshot } from './access-snapshot.js';
 import { RevocationList } from './revocations.js';
 import { TokenCache } from './token-cache.js';
 import { BEARER, bearerCandidate } from './bearer-token.js';
-import { ExternalTokens, type ExternalIssuerState } from './external-tokens.js';
+import { ExternalTokens, type ExternalIssuerState, type VerifiedJwtHandler } from './external-tokens.js';
 import type { SignResult, SignTask, VerifyResult, VerifyTask } from './jwt-worker.js';
 import type { BackendJwtView, CorsView, MutualSslView } from '../../conf/views/security.js';
 
@@ -52,10 +53,9 @@ export const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 
 const ALLOWED = new Set<string>(ALLOWED_ALGORITHMS);
 
 /** What becomes of a JWT whose signature and issuer verified: an access token, or an API key (api-key-auth.ts). */
-export type VerifiedJwtHandler = (ctx: MessageContext, token: string, claims: JWTPayload) => void;
 
 interface PendingKid {
-  readonly ctx: MessageContext;
+  readonly ctx: Call;
   readonly token: string;
   readonly kid: string;
   readonly alg: string;
@@ -98,7 +98,7 @@ export class GatewaySecurity {
   /** Failures that come once per call (the key manager unreachable): one line per window, with a count. */
   private readonly warnings: RepeatedWarnings;
 
-  constructor(state: SharedStateReceiver, readonly log: Logger, private readonly askMain: (payload: unknown) => void) {
+  constructor(state: SharedState, readonly log: Logger, private readonly askMain: (payload: unknown) => void) {
     this.warnings = new RepeatedWarnings(log);
     this.wwwAuthenticate = (error, description) => {
       const realm = this.settings?.realm ?? 'Sluice';
@@ -146,15 +146,15 @@ export class GatewaySecurity {
   // ---- authentication ----------------------------------------------------------------------------------
 
   /** The authenticate phase: the token from the configured header, from the cache or validated. */
-  authenticate(ctx: MessageContext): PhaseResult {
+  authenticate(ctx: Call): PhaseResult {
     const s = this.settings;
     if (s === null) {
-      ctx.raise(900900, { description: 'The gateway has not received its security settings yet' });
+      ctx.raise(ApiHandlerError.AUTH_GENERAL_ERROR, { description: 'The gateway has not received its security settings yet' });
       return PhaseResult.STOP;
     }
     const value = ctx.header(s.authHeader);
     if (value === undefined || value.trim() === '') {
-      ctx.raise(900902, { headers: [['WWW-Authenticate', this.wwwAuthenticate(null, '')]] });
+      ctx.raise(ApiHandlerError.MISSING_CREDENTIALS, { headers: [['WWW-Authenticate', this.wwwAuthenticate(null, '')]] });
       return PhaseResult.STOP;
     }
     const now = Date.now();
@@ -181,28 +181,28 @@ export class GatewaySecurity {
   }
 
   /** The cache also holds API keys (api-key-auth.ts): one is not an access token, however it verified. */
-  private useCachedAccessToken(ctx: MessageContext, hit: TokenFacts, now: number): PhaseResult {
+  private useCachedAccessToken(ctx: Call, hit: TokenFacts, now: number): PhaseResult {
     if (hit.tokenType === 'API_KEY') { this.invalid(ctx, 'an API key is not an access token (send it in the apikey header)'); return PhaseResult.STOP; }
     return this.useCached(ctx, hit, now);
   }
 
   /** A token validated before: still good unless revoked or expired since. */
-  private useCached(ctx: MessageContext, hit: TokenFacts, now: number): PhaseResult {
+  private useCached(ctx: Call, hit: TokenFacts, now: number): PhaseResult {
     if (this.revoked.has(hit.tokenId)) { this.invalid(ctx, 'the access token has been revoked'); return PhaseResult.STOP; }
     if (hit.expiresAt <= now - this.settings!.clockSkewSec * 1000) { this.invalid(ctx, 'the access token has expired'); return PhaseResult.STOP; }
     ctx.token = hit;
     return PhaseResult.CONTINUE;
   }
 
-  private invalid(ctx: MessageContext, why: string): void {
-    ctx.raise(900901, { headers: [['WWW-Authenticate', this.wwwAuthenticate('invalid_token', why)]] });
+  private invalid(ctx: Call, why: string): void {
+    ctx.raise(ApiHandlerError.INVALID_CREDENTIALS, { headers: [['WWW-Authenticate', this.wwwAuthenticate('invalid_token', why)]] });
   }
 
   /**
    * Checks a JWT signed by the key manager (signature with its JWKS, issuer, times) off the io thread and
    * hands its claims to `accept`; a bad one raises 900901. SUSPEND or STOP, as the phase returns.
    */
-  verifySigned(ctx: MessageContext, token: string, accept: VerifiedJwtHandler): PhaseResult {
+  verifySigned(ctx: Call, token: string, accept: VerifiedJwtHandler): PhaseResult {
     const parts = token.split('.');
     if (parts.length !== 3) { this.invalid(ctx, 'the credential is malformed'); return PhaseResult.STOP; }
     return this.startJwt(ctx, token, parts[0]!, accept);
@@ -214,20 +214,20 @@ export class GatewaySecurity {
   }
 
   /** Admits a call with facts checked by another scheme (API key), caching them under its credential. */
-  admitFacts(ctx: MessageContext, credential: string, facts: TokenFacts): void {
+  admitFacts(ctx: Call, credential: string, facts: TokenFacts): void {
     this.admit(ctx, credential, facts);
   }
 
   /** A cached credential's facts: still good unless revoked or expired since. */
-  useCachedFacts(ctx: MessageContext, hit: TokenFacts, now: number): PhaseResult {
+  useCachedFacts(ctx: Call, hit: TokenFacts, now: number): PhaseResult {
     return this.useCached(ctx, hit, now);
   }
 
-  raiseInvalid(ctx: MessageContext, why: string): void {
+  raiseInvalid(ctx: Call, why: string): void {
     this.invalid(ctx, why);
   }
 
-  private startJwt(ctx: MessageContext, token: string, headerPart: string, accept: VerifiedJwtHandler = this.acceptAccessToken): PhaseResult {
+  private startJwt(ctx: Call, token: string, headerPart: string, accept: VerifiedJwtHandler = this.acceptAccessToken): PhaseResult {
     let header: { alg?: unknown; kid?: unknown };
     try {
       header = JSON.parse(Buffer.from(headerPart, 'base64url').toString('utf8')) as { alg?: unknown; kid?: unknown };
@@ -248,7 +248,7 @@ export class GatewaySecurity {
   }
 
   /** Verifies a JWT with a given key in the worker pool and hands the claims on (this key manager's or an external issuer's). */
-  verifyWithKey(ctx: MessageContext, token: string, jwk: JWK, task: { issuer: string; alg: string; audience: string | undefined }, accept: VerifiedJwtHandler): void {
+  verifyWithKey(ctx: Call, token: string, jwk: JWK, task: { issuer: string; alg: string; audience: string | undefined }, accept: VerifiedJwtHandler): void {
     const s = this.settings!;
     const t: VerifyTask = { kind: 'verify', token, jwk, issuer: task.issuer, algorithms: [task.alg], clockSkewSec: s.clockSkewSec, ...(task.audience !== undefined ? { audience: task.audience } : {}) };
     this.pool().run(t).then(
@@ -259,13 +259,13 @@ export class GatewaySecurity {
       },
       (err: Error) => {
         this.warnings.error('verify worker', { err: err.message }, 'token verification worker failed');
-        if (!ctx.finished) ctx.raise(900900, { description: 'The access token could not be validated' });
+        if (!ctx.finished) ctx.raise(ApiHandlerError.AUTH_GENERAL_ERROR, { description: 'The access token could not be validated' });
       },
     );
   }
 
   /** Verifies in the worker pool; an unknown kid asks the main thread for fresh keys once. */
-  private verifyJwt(ctx: MessageContext, token: string, kid: string, alg: string, mayRefresh: boolean, accept: VerifiedJwtHandler): void {
+  private verifyJwt(ctx: Call, token: string, kid: string, alg: string, mayRefresh: boolean, accept: VerifiedJwtHandler): void {
     if (ctx.finished) return;
     const s = this.settings!;
     let jwk = kid ? this.jwks.get(kid) : undefined;
@@ -330,7 +330,7 @@ export class GatewaySecurity {
     };
   }
 
-  private admit(ctx: MessageContext, token: string, facts: TokenFacts): void {
+  private admit(ctx: Call, token: string, facts: TokenFacts): void {
     const now = Date.now();
     if (this.revoked.has(facts.tokenId)) { this.invalid(ctx, 'the access token has been revoked'); return; }
     this.cache.set(token, facts, facts.expiresAt, now);
@@ -339,7 +339,7 @@ export class GatewaySecurity {
   }
 
   /** Opaque (reference) tokens: RFC 7662 introspection at the key manager. */
-  private introspect(ctx: MessageContext, token: string): void {
+  private introspect(ctx: Call, token: string): void {
     const s = this.settings!;
     const url = new URL(s.introspection.url);
     this.introspection!.request({
@@ -354,7 +354,7 @@ export class GatewaySecurity {
       if (ctx.finished) return;
       if (res.statusCode !== 200) {
         this.warnings.error('introspection refused', { status: res.statusCode }, 'key validation call refused');
-        ctx.raise(900900, { description: 'The key manager refused the key validation call' });
+        ctx.raise(ApiHandlerError.AUTH_GENERAL_ERROR, { description: 'The key manager refused the key validation call' });
         return;
       }
       const r = JSON.parse(text) as Record<string, unknown>;
@@ -380,7 +380,7 @@ export class GatewaySecurity {
     }, (err: Error) => {
       if (ctx.finished) return;
       this.warnings.error('introspection unreachable', { err: err.message, url: s.introspection.url }, 'the key manager cannot be reached for key validation');
-      ctx.raise(900900, { description: 'The key manager cannot be reached to validate the access token' });
+      ctx.raise(ApiHandlerError.AUTH_GENERAL_ERROR, { description: 'The key manager cannot be reached to validate the access token' });
     });
   }
 

@@ -8,8 +8,7 @@ import type { ExternalIssuerState } from './external-tokens.js';
 import { loadTrustedCertificates } from '../../transport/tls/key-store.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { ApplicationDefinition } from '../registry/types.js';
-import type { GatewayExtension } from '../runtime/gateway-extension.js';
-import type { IoThreads } from '../runtime/io-threads.js';
+import type { ExtensionThreads, GatewayExtension } from '../kernel/extension.js';
 import type { ServerTlsMaterial } from '../../transport/tls/server-tls.js';
 import { buildAccessSnapshot } from './access-snapshot.js';
 import { SecurityState, type SecuritySettings } from './gateway-security.js';
@@ -62,7 +61,7 @@ export function remoteJwks(url: string, ca: readonly string[] | undefined): () =
  */
 export class SecurityExtension implements GatewayExtension {
   readonly name = 'security';
-  private threads: IoThreads | null = null;
+  private threads: ExtensionThreads | null = null;
   /** The key manager's issuer learned from it (another node); null: this configuration's. */
   private issuer: string | null = null;
   private current: { keys: JWK[] } = { keys: [] };
@@ -170,7 +169,7 @@ export class SecurityExtension implements GatewayExtension {
     }
   }
 
-  started(threads: IoThreads): void {
+  started(threads: ExtensionThreads): void {
     this.threads = threads;
     this.unsubscribe.push(this.bus.subscribe('token.revoked', (e) => threads.pushState(SecurityState.REVOKE, { tokenId: e.tokenId, expiresAt: e.expiresAt })));
     this.unsubscribe.push(this.bus.subscribe('registry.changed', async (e) => {

@@ -1,7 +1,7 @@
-import { ApiHandlerCode } from '../../mediation/api-handler-errors.js';
+import { ApiHandlerError } from '../../errors/api-handler.js';
 import type { ApiSecurityScheme } from '../registry/types.js';
-import type { MessageContext } from '../gateway/message-context.js';
-import { PhaseResult } from '../gateway/phase.js';
+import type { Call } from '../kernel/call.js';
+import { PhaseResult } from '../kernel/phase.js';
 import { ApiKeyAuth, presentedApiKey } from './api-key-auth.js';
 import type { BasicAuth } from './basic-auth.js';
 import type { GatewaySecurity } from './gateway-security.js';
@@ -22,7 +22,7 @@ export class SecuritySchemes {
     this.apiKeys = new ApiKeyAuth(security);
   }
 
-  authenticate(ctx: MessageContext, schemes: readonly ApiSecurityScheme[]): PhaseResult {
+  authenticate(ctx: Call, schemes: readonly ApiSecurityScheme[]): PhaseResult {
     if (schemes.includes('api_key')) {
       const key = presentedApiKey(ctx);
       if (key !== null) return this.apiKeys.authenticate(ctx, key);
@@ -30,7 +30,7 @@ export class SecuritySchemes {
     const authorization = ctx.header(this.security.settings?.authHeader ?? 'authorization');
     if (schemes.includes('basic_auth') && authorization !== undefined && BASIC.test(authorization)) return this.basic.authenticate(ctx, authorization);
     if (schemes.includes('oauth2')) return this.security.authenticate(ctx);
-    ctx.raise(ApiHandlerCode.MISSING_CREDENTIALS, { description: `This API accepts ${schemes.map((s) => SCHEME_NAMES[s]).join(' or ')}` });
+    ctx.raise(ApiHandlerError.MISSING_CREDENTIALS, { description: `This API accepts ${schemes.map((s) => SCHEME_NAMES[s]).join(' or ')}` });
     return PhaseResult.STOP;
   }
 }

@@ -4,8 +4,7 @@ import type { Config } from '../../conf/config.js';
 import { redisView, throttlingView, type RedisView, type ThrottlingView } from '../../conf/typed-config.js';
 import type { EventBus, ThrottleDecisionEvent } from '../events/event-bus.js';
 import { DeclarativeDirectory } from '../registry/declarative-directory.js';
-import type { GatewayExtension } from '../runtime/gateway-extension.js';
-import type { IoThreads } from '../runtime/io-threads.js';
+import type { ExtensionThreads, GatewayExtension } from '../kernel/extension.js';
 import { CounterTable, W_COUNT, W_SPAN, createSharedCounters, fullWindow, unpack, type SharedCounters } from './counter-table.js';
 import { fingerprint } from './hash.js';
 import { STATE_COUNTERS, STATE_POLICIES, type CountersState, type IoThrottleMessage } from './messages.js';
@@ -53,7 +52,7 @@ export class ThrottlingExtension implements GatewayExtension {
   private files: readonly PolicyFile[] = [];
   private readonly external = new Map<string, PolicyFile>();
   private revision = 0;
-  private threads: IoThreads | null = null;
+  private threads: ExtensionThreads | null = null;
   /** Claimed slots of the counter table, by slot. */
   readonly slots = new Map<number, SlotMeta>();
   private sweeper: NodeJS.Timeout | null = null;
@@ -119,7 +118,7 @@ export class ThrottlingExtension implements GatewayExtension {
     return this.threads !== null ? this.threads.pushState(STATE_POLICIES, snapshot) : Promise.resolve();
   }
 
-  started(threads: IoThreads): void {
+  started(threads: ExtensionThreads): void {
     this.threads = threads;
     this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
     this.sweeper.unref();

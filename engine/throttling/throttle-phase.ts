@@ -1,15 +1,14 @@
 import { RepeatedWarnings } from '../log/repeated-warnings.js';
 import diagnostics from 'node:diagnostics_channel';
 import type { Logger } from 'pino';
-import type { AuthContext, MessageContext } from '../gateway/message-context.js';
-import { PhaseResult, type GatewayPhase } from '../gateway/phase.js';
-import type { SharedStateReceiver } from '../gateway/shared-state.js';
-import { callChannel } from '../gateway/call-events.js';
+import type { AuthContext, Call } from '../kernel/call.js';
+import { PhaseResult, type GatewayPhase } from '../kernel/phase.js';
+import type { SharedState } from '../kernel/shared-state.js';
+import { callChannel } from '../kernel/call-events.js';
 import type { ApiDefinition, ResourceDefinition } from '../registry/types.js';
 import { CompiledPolicies, plainUser, type CCondition, type CPolicy, type CQuota } from './compiled.js';
 import { CounterTable, KIND_BANDWIDTH, KIND_COUNT_ONLY, KIND_REQUESTS, MODE_CLUSTER, NOTE_OVER_QUOTA, NOTE_THROTTLED } from './counter-table.js';
-import { handlerError } from '../../mediation/api-handler-errors.js';
-import { LEVEL_CODE, type ThrottleLevel } from './errors.js';
+import { LEVEL_ERROR, type ThrottleLevel } from './errors.js';
 import { hashInto, hashOf, type KeyHash } from './hash.js';
 import { parseIp, throttleAddress, type Ip } from './ip.js';
 import { STATE_COUNTERS, STATE_POLICIES, type CountersState, type DecisionFacts, type IoThrottleMessage } from './messages.js';
@@ -84,14 +83,14 @@ export class ThrottlePhase implements GatewayPhase {
   private decisionApi = '';
   private decisionAuth: AuthContext | null = null;
 
-  constructor(state: SharedStateReceiver, private readonly log: Logger) {
+  constructor(state: SharedState, private readonly log: Logger) {
     this.warnings = new RepeatedWarnings(log, { windowMs: 60_000 });
     state.on(STATE_COUNTERS, (v) => this.useCounters(v as CountersState));
     state.on(STATE_POLICIES, (v) => this.usePolicies(v as PolicySnapshot));
   }
 
   /** Whether the node runs throttling (its state keys were in the io thread's init). */
-  static enabled(state: SharedStateReceiver): boolean {
+  static enabled(state: SharedState): boolean {
     return state.get(STATE_COUNTERS) !== undefined;
   }
 
@@ -116,7 +115,7 @@ export class ThrottlePhase implements GatewayPhase {
     }
   }
 
-  onRequest(ctx: MessageContext): PhaseResult {
+  onRequest(ctx: Call): PhaseResult {
     const cp = this.policies;
     const table = this.table;
     const api = ctx.api;
@@ -191,7 +190,7 @@ export class ThrottlePhase implements GatewayPhase {
   // ---- levels ------------------------------------------------------------------------------------
 
   /** An advanced policy: the first conditional group that matches, else the policy's own quota. */
-  private advanced(ctx: MessageContext, level: ThrottleLevel, p: CPolicy, key: string, h: KeyHash): boolean {
+  private advanced(ctx: Call, level: ThrottleLevel, p: CPolicy, key: string, h: KeyHash): boolean {
     const groups = p.groups;
     for (let i = 0; i < groups.length; i++) {
       const g = groups[i]!;
@@ -207,7 +206,7 @@ export class ThrottlePhase implements GatewayPhase {
    * Counts the call at one level. True: it passes this level. False: the call was answered (throttled)
    * and what earlier levels took was given back.
    */
-  private count(ctx: MessageContext, level: ThrottleLevel, policy: string, key: string, h: KeyHash, q: CQuota): boolean {
+  private count(ctx: Call, level: ThrottleLevel, policy: string, key: string, h: KeyHash, q: CQuota): boolean {
     const amount = q.kind === KIND_BANDWIDTH ? (ctx.contentLength > 0 ? Math.ceil(ctx.contentLength / q.unit) : 0) : 1;
     const refusedFor = this.acquireLevel(level, policy, key, h, q, amount);
     if (refusedFor >= 0) { this.throttleOut(ctx, level, q, refusedFor); return false; }
@@ -329,22 +328,22 @@ export class ThrottlePhase implements GatewayPhase {
     this.taken = 0;
   }
 
-  private throttleOut(ctx: MessageContext, level: ThrottleLevel | 'blocked', q: CQuota | null, resetMs: number): void {
-    const code = LEVEL_CODE[level];
-    if (q === null) { ctx.raise(code); return; }
+  private throttleOut(ctx: Call, level: ThrottleLevel | 'blocked', q: CQuota | null, resetMs: number): void {
+    const error = LEVEL_ERROR[level];
+    if (q === null) { ctx.raise(error); return; }
     const retry = String(Math.max(1, Math.ceil(resetMs / 1000)));
     if (this.policies!.settings.rateLimitHeaders) {
       ctx.addResponseHeaders('X-RateLimit-Limit', String(q.limit), 'X-RateLimit-Remaining', '0', 'X-RateLimit-Reset', retry);
     }
-    ctx.raise(code, {
-      description: `${handlerError(code)!.description}. You can access the API again after ${new Date(this.now + resetMs).toISOString()}`,
+    ctx.raise(error, {
+      description: `${error.description}. You can access the API again after ${new Date(this.now + resetMs).toISOString()}`,
       headers: [['Retry-After', retry]],
     });
   }
 
   // ---- block conditions ----------------------------------------------------------------------------
 
-  private isBlocked(ctx: MessageContext, cp: CompiledPolicies, info: ApiInfo): boolean {
+  private isBlocked(ctx: Call, cp: CompiledPolicies, info: ApiInfo): boolean {
     const b = cp.blocks!;
     const auth = ctx.auth;
     let blocked = info.blocked;
@@ -380,7 +379,7 @@ export class ThrottlePhase implements GatewayPhase {
   }
 
   /** The address the call is throttled by (ip.ts throttleAddress), once per call. */
-  private address(ctx: MessageContext, cp: CompiledPolicies): Ip | null {
+  private address(ctx: Call, cp: CompiledPolicies): Ip | null {
     if (this.ipDone) return this.ip;
     this.ipDone = true;
     const peer = parseIp(ctx.clientIp);
@@ -399,7 +398,7 @@ export class ThrottlePhase implements GatewayPhase {
 
   // ---- conditions -------------------------------------------------------------------------------------
 
-  private matches(ctx: MessageContext, conds: readonly CCondition[]): boolean {
+  private matches(ctx: Call, conds: readonly CCondition[]): boolean {
     for (let i = 0; i < conds.length; i++) {
       const c = conds[i]!;
       let m: boolean;
@@ -417,13 +416,13 @@ export class ThrottlePhase implements GatewayPhase {
     return true;
   }
 
-  private queryParam(ctx: MessageContext, name: string): string | undefined {
+  private queryParam(ctx: Call, name: string): string | undefined {
     if (ctx.query === '') return undefined;
     this.query ??= new URLSearchParams(ctx.query);
     return this.query.get(name) ?? undefined;
   }
 
-  private customKey(ctx: MessageContext, p: CPolicy, api: ApiDefinition, res: ResourceDefinition): string {
+  private customKey(ctx: Call, p: CPolicy, api: ApiDefinition, res: ResourceDefinition): string {
     let k = `c${SEP}${p.name}${SEP}`;
     const auth = ctx.auth;
     for (const part of p.template!) {
@@ -497,7 +496,7 @@ export class ThrottlePhase implements GatewayPhase {
   private decide(level: ThrottleLevel, policy: string, key: string, q: CQuota, winNo: number, throttled: boolean): void {
     const auth = this.decisionAuth;
     const d: DecisionFacts = {
-      key, level, policy, code: LEVEL_CODE[level], throttled, limit: q.limit, until: (winNo + 1) * q.windowMs,
+      key, level, policy, code: LEVEL_ERROR[level].code, throttled, limit: q.limit, until: (winNo + 1) * q.windowMs,
       api: this.decisionApi,
       ...(auth !== null ? { application: auth.application, user: auth.user } : {}),
     };
@@ -519,7 +518,7 @@ export class ThrottlePhase implements GatewayPhase {
 
   /** Bandwidth policies: the response's bytes are charged when the call ends. */
   private readonly onCallDone = (message: unknown): void => {
-    const ctx = message as MessageContext;
+    const ctx = message as Call;
     const list = ctx.properties?.get(BANDWIDTH_PROPERTY) as number[] | undefined;
     if (list === undefined || ctx.respBytes <= 0 || this.table === null) return;
     const now = Date.now();
@@ -557,7 +556,7 @@ function ipToText(ip: Ip): string {
 const PASSED = -1;
 
 function refuse(r: { code: number; retryAfterMs: number }, level: ThrottleLevel, ms: number): false {
-  r.code = LEVEL_CODE[level];
+  r.code = LEVEL_ERROR[level].code;
   r.retryAfterMs = ms;
   return false;
 }

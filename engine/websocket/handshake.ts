@@ -1,16 +1,37 @@
 import type WebSocket from 'ws';
-import type { MessageContext, TerminalStep } from '../gateway/message-context.js';
-import type { BackendTarget } from '../gateway/backend-target.js';
+import type { Call, TerminalStep } from '../kernel/call.js';
+import type { BackendTarget } from '../routing/backend-target.js';
 import { openBackend, type BackendOpenHandler, type PendingBackend } from '../../transport/websocket/backend-socket.js';
-import { TransportErrorCode, TRANSPORT_ERRORS, type BackendTransportError } from '../../transport/transport-errors.js';
-import type { WebSocketGateway } from './websocket-gateway.js';
+import type { BackendTransportError } from '../../transport/transport-errors.js';
+import type { ClientExchange } from '../../transport/front-door/client-exchange.js';
+import { GatewayError } from '../../errors/gateway.js';
+import { FaultSequence } from '../../errors/fault-sequences.js';
+import { TransportError } from '../../errors/transport.js';
+import type { Logger } from 'pino';
+import type { WebSocketView } from '../../conf/views/websocket.js';
+import type { HeaderRules } from '../../transport/header-rules.js';
+import type { BackendTls } from '../../transport/websocket/backend-socket.js';
+import type { WsRelay } from '../../transport/websocket/relay.js';
+import type { WsSession } from './ws-session.js';
 import { performance } from 'node:perf_hooks';
 
 /** Handshake headers ws writes itself, and hop-by-hop ones, never forwarded. */
 const OWN_HEADERS = new Set(['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'sec-websocket-protocol']);
 
+/** What a handshake needs from the WebSocket side of its io thread (websocket-gateway.ts provides it). */
+export interface HandshakeHost {
+  readonly settings: WebSocketView;
+  readonly backendTls: BackendTls;
+  readonly connectTimeoutMs: number;
+  readonly host: { readonly headerRules: HeaderRules; readonly log: Logger };
+  /** The backend accepted: the session's relay, before the client is upgraded. */
+  newRelay(ctx: Call, backend: WebSocket): WsRelay<WsSession>;
+  /** Completes the client's handshake on its socket and hands the client to the relay. */
+  completeUpgrade(x: ClientExchange, ctx: Call, relay: WsRelay<WsSession>, protocol: string): void;
+}
+
 /**
- * One WebSocket handshake: the client's upgrade request runs the gateway's phases in a MessageContext
+ * One WebSocket handshake: the client's upgrade request runs the gateway's phases in a Call
  * (resolve API, CORS, authenticate, authorize, throttle, backend JWT...) exactly as an HTTP call; this is
  * the context's terminal step in place of the HTTP sender. It opens the backend WebSocket and, once the
  * backend accepted, upgrades the client with the sub-protocol the backend chose. A failure before the
@@ -19,10 +40,12 @@ const OWN_HEADERS = new Set(['sec-websocket-key', 'sec-websocket-version', 'sec-
  */
 export class Handshake implements TerminalStep, BackendOpenHandler {
   private pending: PendingBackend | null = null;
-  private ctx: MessageContext | null = null;
+  private ctx: Call | null = null;
 
   constructor(
-    private readonly gateway: WebSocketGateway,
+    private readonly gateway: HandshakeHost,
+    /** The client's exchange: its socket is upgraded once the backend accepted. */
+    private readonly x: ClientExchange,
     private readonly secWebSocketProtocol: string,
   ) {}
 
@@ -32,22 +55,21 @@ export class Handshake implements TerminalStep, BackendOpenHandler {
     this.pending = null;
   }
 
-  bind(ctx: MessageContext): void {
+  bind(ctx: Call): void {
     this.ctx = ctx;
   }
 
-  dispatch(ctx: MessageContext): void {
+  dispatch(ctx: Call): void {
     const target = ctx.target;
     if (target === null) {
-      ctx.fault({ code: TransportErrorCode.CONNECTION_FAILED, status: 503, message: 'Runtime Error', description: 'No endpoint is configured for this API', sequence: ctx.api?.def.faultSequence ?? 'fault' });
+      ctx.raise(GatewayError.NO_ENDPOINT, { sequence: ctx.api?.def.faultSequence ?? FaultSequence.FAULT });
       return;
     }
     const secure = target.tls;
     const g = this.gateway;
     if (!(secure ? g.settings.wss.enabled : g.settings.ws.enabled)) {
-      ctx.fault({
-        code: TransportErrorCode.CONNECTION_FAILED, status: 503, message: TRANSPORT_ERRORS[TransportErrorCode.CONNECTION_FAILED]!.detail,
-        description: `The ${secure ? 'wss' : 'ws'} sender is disabled`, sequence: ctx.api?.def.faultSequence ?? 'fault',
+      ctx.raise(TransportError.CONNECTION_FAILED, {
+        description: `The ${secure ? 'wss' : 'ws'} sender is disabled`, sequence: ctx.api?.def.faultSequence ?? FaultSequence.FAULT,
       });
       return;
     }
@@ -64,7 +86,7 @@ export class Handshake implements TerminalStep, BackendOpenHandler {
   }
 
   /** The client's end-to-end headers, what the phases added (X-JWT-Assertion), and X-Forwarded-*. */
-  private backendHeaders(ctx: MessageContext): Record<string, string> {
+  private backendHeaders(ctx: Call): Record<string, string> {
     const out: Record<string, string> = {};
     const rules = this.gateway.host.headerRules;
     const removed = ctx.removedBackendHeaders;
@@ -100,7 +122,7 @@ export class Handshake implements TerminalStep, BackendOpenHandler {
     const relay = this.gateway.newRelay(ctx, ws);
     ctx.respStatus = 101;
     ctx.responseStarted = true;
-    this.gateway.completeUpgrade(ctx, relay, ws.protocol);
+    this.gateway.completeUpgrade(this.x, ctx, relay, ws.protocol);
     ctx.finish();
   }
 

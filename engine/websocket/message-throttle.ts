@@ -1,4 +1,6 @@
-import type { AuthContext } from '../gateway/message-context.js';
+import { ApiHandlerError } from '../../errors/api-handler.js';
+import type { ErrorEntry } from '../../errors/error-entry.js';
+import type { AuthContext } from '../kernel/call.js';
 import type { ApiDefinition } from '../registry/types.js';
 
 /**
@@ -29,7 +31,7 @@ export interface SessionThrottle {
 
 export interface ThrottleVerdict {
   allowed: boolean;
-  /** Refused: the seed's code (900804 subscription, 900807 burst, 900803 application). */
+  /** Refused: the seed's code (SUBSCRIPTION_THROTTLED_OUT, BURST_THROTTLED_OUT, APPLICATION_THROTTLED_OUT). */
   code: number;
   /** Refused: the seed's message for the code. */
   message: string;
@@ -37,11 +39,6 @@ export interface ThrottleVerdict {
   retryAfterMs: number;
 }
 
-export const MessageThrottleCode = {
-  APPLICATION_LIMIT: 900803,
-  SUBSCRIPTION_LIMIT: 900804,
-  BURST_LIMIT: 900807,
-} as const;
 
 // ---- the per-thread implementation ---------------------------------------------------------------------
 
@@ -110,14 +107,14 @@ export class LocalMessageThrottle implements MessageThrottle {
     if (sub !== undefined) {
       if (sub.burst !== null) {
         burst = this.window(`b${SEP}${subKey}`, now, sub.burst.windowMs);
-        if (burst.count >= sub.burst.requests) return this.refuse(MessageThrottleCode.BURST_LIMIT, 'Message throttled out', now, sub.burst.windowMs);
+        if (burst.count >= sub.burst.requests) return this.refuse(ApiHandlerError.BURST_THROTTLED_OUT, now, sub.burst.windowMs);
       }
       quota = this.window(`s${SEP}${subKey}`, now, sub.windowMs);
-      if (quota.count >= sub.requests && sub.stopOnQuotaReach) return this.refuse(MessageThrottleCode.SUBSCRIPTION_LIMIT, 'Subscription level throttled out', now, sub.windowMs);
+      if (quota.count >= sub.requests && sub.stopOnQuotaReach) return this.refuse(ApiHandlerError.SUBSCRIPTION_THROTTLED_OUT, now, sub.windowMs);
     }
     if (app !== undefined) {
       const w = this.window(`p${SEP}${appKey}`, now, app.windowMs);
-      if (w.count >= app.requests) return this.refuse(MessageThrottleCode.APPLICATION_LIMIT, 'Application level throttle out', now, app.windowMs);
+      if (w.count >= app.requests) return this.refuse(ApiHandlerError.APPLICATION_THROTTLED_OUT, now, app.windowMs);
       w.count++;
     }
     if (burst !== null) burst.count++;
@@ -134,10 +131,10 @@ export class LocalMessageThrottle implements MessageThrottle {
     return w;
   }
 
-  private refuse(code: number, message: string, now: number, windowMs: number): ThrottleVerdict {
+  private refuse(error: ErrorEntry, now: number, windowMs: number): ThrottleVerdict {
     const v = this.verdict;
-    v.code = code;
-    v.message = message;
+    v.code = error.code;
+    v.message = error.message;
     v.retryAfterMs = (Math.floor(now / windowMs) + 1) * windowMs - now;
     return v;
   }

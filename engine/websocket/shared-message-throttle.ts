@@ -1,7 +1,7 @@
 import type { ApiDefinition } from '../registry/types.js';
-import type { AuthContext } from '../gateway/message-context.js';
+import type { AuthContext } from '../kernel/call.js';
 import type { ThrottlePhase } from '../throttling/throttle-phase.js';
-import { handlerError } from '../../mediation/api-handler-errors.js';
+import { errorByCode } from '../../errors/catalogue.js';
 import type { MessageThrottle, SessionThrottle, ThrottleVerdict } from './message-throttle.js';
 
 const ALLOWED: ThrottleVerdict = { allowed: true, code: 0, message: '', retryAfterMs: 0 };
@@ -25,7 +25,7 @@ export class SharedMessageThrottle implements MessageThrottle {
   private admit(now: number, auth: AuthContext, apiId: string): ThrottleVerdict {
     const v = this.verdict;
     if (this.phase.countMessage(now, auth, apiId, v)) return ALLOWED;
-    v.message = handlerError(v.code)?.message ?? 'Message throttled out';
+    v.message = errorByCode(v.code)?.message ?? 'Message throttled out';
     return v;
   }
 }

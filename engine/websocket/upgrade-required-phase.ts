@@ -1,5 +1,8 @@
-import type { MessageContext } from '../gateway/message-context.js';
-import { PhaseResult, type GatewayPhase } from '../gateway/phase.js';
+import { GatewayError } from '../../errors/gateway.js';
+import type { Call } from '../kernel/call.js';
+import { PhaseResult, type GatewayPhase } from '../kernel/phase.js';
+
+const UPGRADE: readonly (readonly [string, string])[] = [['Upgrade', 'websocket']];
 
 /**
  * Right after resolve-api: a plain HTTP request (no WebSocket upgrade) to a WS API is answered 426 Upgrade
@@ -9,14 +12,12 @@ import { PhaseResult, type GatewayPhase } from '../gateway/phase.js';
 export class UpgradeRequiredPhase implements GatewayPhase {
   readonly name = 'websocket-upgrade-required';
 
-  onRequest(ctx: MessageContext): PhaseResult {
+  onRequest(ctx: Call): PhaseResult {
     const api = ctx.api;
     if (api === null || api.def.type !== 'WS' || ctx.terminal !== null) return PhaseResult.CONTINUE;
-    ctx.fault({
-      code: 400, status: 426, message: 'Upgrade Required',
+    ctx.raise(GatewayError.UPGRADE_REQUIRED, {
       description: `${api.def.id} is a WebSocket API: open it with a WebSocket client (ws:// on the HTTP port, wss:// on the HTTPS port)`,
-      sequence: 'fault',
-      headers: [['Upgrade', 'websocket']],
+      headers: UPGRADE,
     });
     return PhaseResult.STOP;
   }

@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'smol-toml';
 import type { Logger } from 'pino';
-import type { GatewayExtension } from '../runtime/gateway-extension.js';
-import type { IoThreads } from '../runtime/io-threads.js';
+import type { ExtensionThreads, GatewayExtension } from '../kernel/extension.js';
 import { WS_POLICY_STATE, type MessagePolicies, type MessageQuota } from './message-throttle.js';
 
 const UNIT_MS: Readonly<Record<string, number>> = { sec: 1000, min: 60_000, hour: 3_600_000, day: 86_400_000 };
@@ -70,7 +69,7 @@ export class WebSocketExtension implements GatewayExtension {
     return { [WS_POLICY_STATE]: p };
   }
 
-  started(threads: IoThreads): void {
+  started(threads: ExtensionThreads): void {
     this.timer = setInterval(() => {
       const p = readMessagePolicies(this.policiesDir);
       const text = JSON.stringify(p);

@@ -2,10 +2,11 @@ import diagnostics from 'node:diagnostics_channel';
 import type { IncomingMessage } from 'node:http';
 import type WebSocket from 'ws';
 import { WebSocketServer } from 'ws';
-import type { GatewayRuntime } from '../gateway/message-context.js';
-import { MessageContext } from '../gateway/message-context.js';
-import type { DeployedApis } from '../gateway/deployed-apis.js';
-import type { SharedStateReceiver } from '../gateway/shared-state.js';
+import type { Logger } from 'pino';
+import type { Call, TerminalStep } from '../kernel/call.js';
+import type { RepeatedWarnings } from '../log/repeated-warnings.js';
+import type { DeployedApis } from '../routing/deployed-apis.js';
+import type { SharedState } from '../kernel/shared-state.js';
 import type { GatewaySecurity } from '../security/gateway-security.js';
 import type { HeaderRules } from '../../transport/header-rules.js';
 import type { WebSocketView } from '../../conf/views/websocket.js';
@@ -28,13 +29,17 @@ export interface WebSocketSettings extends WebSocketView {
 }
 
 /** What the WebSocket side needs from its io thread (GatewayThread). */
-export interface WebSocketHost extends GatewayRuntime {
+export interface WebSocketHost {
+  readonly log: Logger;
+  readonly warnings: RepeatedWarnings;
   readonly deployed: DeployedApis;
   readonly security: GatewaySecurity;
-  readonly state: SharedStateReceiver;
+  readonly state: SharedState;
   readonly headerRules: HeaderRules;
-  /** Starts a message as for an HTTP request: worker pool admission, then the phases, then its terminal step. */
-  admit(ctx: MessageContext): void;
+  /** A call for the handshake's exchange, ending in `terminal` instead of the sender: started, not yet admitted. */
+  startCall(x: ClientExchange, terminal: TerminalStep): Call;
+  /** Admits a started call as an HTTP request is: worker pool admission, then the phases, then its terminal step. */
+  admit(call: Call): void;
   /** An exchange answered as an HTTP call (an upgrade request to a path that is not a WebSocket API). */
   onRequest(x: ClientExchange): void;
 }
@@ -131,22 +136,18 @@ export class WebSocketGateway implements RelayFilter<WsSession>, RelayListener<W
       this.host.onRequest(x);
       return;
     }
-    const ctx = new MessageContext(this.host, x);
-    const hs = new Handshake(this, x.head.header('sec-websocket-protocol') ?? '');
-    hs.bind(ctx);
-    ctx.terminal = hs;
-    ctx.query = this.takeQueryToken(ctx, x.head.query);
-    x.attach(ctx);
-    this.host.onMessageStart(ctx);
-    this.host.admit(ctx);
+    const hs = new Handshake(this, x, x.head.header('sec-websocket-protocol') ?? '');
+    const call = this.host.startCall(x, hs);
+    hs.bind(call);
+    call.query = this.takeQueryToken(call, x.head.query);
+    this.host.admit(call);
   }
 
   /**
    * The backend accepted: the client's handshake is completed on the socket the front door hands over (ws
    * writes the 101 with Sec-WebSocket-Accept), and the relay takes the client.
    */
-  completeUpgrade(ctx: MessageContext, relay: Relay, protocol: string): void {
-    const x = ctx.x;
+  completeUpgrade(x: ClientExchange, ctx: Call, relay: Relay, protocol: string): void {
     const headers: Record<string, string> = {};
     const h = x.head.headers;
     for (let i = 0; i < h.length; i += 2) headers[h[i]!] = headers[h[i]!] === undefined ? h[i + 1]! : `${headers[h[i]!]}, ${h[i + 1]!}`;
@@ -168,7 +169,7 @@ export class WebSocketGateway implements RelayFilter<WsSession>, RelayListener<W
    * the query (never forwarded, never logged) and, when the request has no auth header, put there as a
    * Bearer token. The header wins when both are present.
    */
-  private takeQueryToken(ctx: MessageContext, query: string): string {
+  private takeQueryToken(ctx: Call, query: string): string {
     if (query === '' || !query.includes(ACCESS_TOKEN)) return query;
     const params = new URLSearchParams(query);
     const token = params.get(ACCESS_TOKEN);
@@ -184,7 +185,7 @@ export class WebSocketGateway implements RelayFilter<WsSession>, RelayListener<W
   // ---- sessions ----------------------------------------------------------------------------------------
 
   /** The backend accepted the handshake: the session's relay, before the client is upgraded. */
-  newRelay(ctx: MessageContext, backend: WebSocket): Relay {
+  newRelay(ctx: Call, backend: WebSocket): Relay {
     const api = ctx.api!.def;
     const auth = ctx.auth;
     const facts: CallFacts = {

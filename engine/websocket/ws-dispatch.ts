@@ -1,5 +1,7 @@
+import { GatewayError } from '../../errors/gateway.js';
+import { FaultSequence } from '../../errors/fault-sequences.js';
 import {
-  FaultSequence, MediationMessage, MediationRuntimeError, Outcome, builtinSequenceAsts,
+  MediationMessage, MediationRuntimeError, Outcome, builtinSequenceAsts,
   type CallFacts, type CompiledSequence, type SequenceRegistry, type SequenceSet,
 } from '../../mediation/index.js';
 
@@ -123,8 +125,8 @@ export class WsDispatch {
     const e = err instanceof MediationRuntimeError ? err : null;
     const m = new MediationMessage('fault', facts, {
       properties: [
-        ['ERROR_CODE', 101510],
-        ['ERROR_MESSAGE', 'Runtime Error'],
+        ['ERROR_CODE', GatewayError.WS_DISPATCH_FAILED.code],
+        ['ERROR_MESSAGE', GatewayError.WS_DISPATCH_FAILED.message],
         ['ERROR_DETAIL', e ? e.reason : String(err)],
         ['ERROR_EXCEPTION', e ? e.name : 'Error'],
       ],

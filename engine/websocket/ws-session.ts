@@ -1,4 +1,4 @@
-import type { AuthContext } from '../gateway/message-context.js';
+import type { AuthContext } from '../kernel/call.js';
 import type { ApiDefinition } from '../registry/types.js';
 import type { CallFacts } from '../../mediation/index.js';
 import type { SessionThrottle } from './message-throttle.js';

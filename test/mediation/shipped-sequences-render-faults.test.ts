@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import {
-  API_HANDLER_ERRORS, BUILTIN_SEQUENCE_TEXT, Outcome, SHIPPED_SEQUENCE_NAMES, SITUATION_FAULTS, SequenceRegistry, SequenceRepository,
-  parseSequence, renderFault, renderPreflight,
+  BUILTIN_SEQUENCE_TEXT, Outcome, SequenceRegistry, SequenceRepository, parseSequence, renderFault, renderPreflight,
 } from '../../mediation/index.js';
+import { ApiHandlerError, GatewayError, SHIPPED_SEQUENCE_NAMES, errorByCode } from '../../errors/index.js';
 import { SEQUENCES_HOME_DIR, captureLogger, json, message } from './fixtures/helpers.js';
 
 const SEED_FILES = ['fault.xml', 'main.xml', '_auth_failure_handler_.xml', '_production_key_error_.xml', '_sandbox_key_error_.xml',
@@ -38,7 +38,10 @@ t.test('the shipped files deploy without errors', async (t) => {
 });
 
 t.test('every API handler code renders through its sequence with the seed status and the default JSON body', async (t) => {
-  for (const [code, e] of API_HANDLER_ERRORS) {
+  for (const e of Object.values(ApiHandlerError)) {
+    // A bare code renders as the first entry with that code (900901 is INVALID_CREDENTIALS, not a key error).
+    if (errorByCode(e.code) !== e) continue;
+    const code = e.code;
     const res = renderFault(registry, { code }, { apiName: 'PizzaShackAPI', apiVersion: '1.0.0' });
     t.equal(res.renderedBy, e.sequence, `${code}: sequence`);
     t.equal(res.status, e.status, `${code}: status`);
@@ -48,8 +51,8 @@ t.test('every API handler code renders through its sequence with the seed status
 });
 
 t.test('the seed table: statuses and sequences by code', async (t) => {
-  const status = (c: number) => API_HANDLER_ERRORS.get(c)!.status;
-  const sequence = (c: number) => API_HANDLER_ERRORS.get(c)!.sequence;
+  const status = (c: number) => errorByCode(c)!.status;
+  const sequence = (c: number) => errorByCode(c)!.sequence;
   t.equal(status(700700), 503);
   t.equal(status(900422), 422);
   for (const c of [900800, 900802, 900803, 900804, 900805, 900806, 900807]) t.equal(status(c), 429, `${c}`);
@@ -61,9 +64,9 @@ t.test('the seed table: statuses and sequences by code', async (t) => {
   t.equal(sequence(900906), '_resource_mismatch_handler_');
   t.equal(sequence(900901), '_auth_failure_handler_');
   t.equal(status(102511), 400);
-  t.equal(API_HANDLER_ERRORS.get(900901)!.message, 'Invalid Credentials');
-  t.equal(API_HANDLER_ERRORS.get(900902)!.message, 'Missing Credentials');
-  t.match(API_HANDLER_ERRORS.get(900902)!.description, /Make sure your API invocation call has a header: 'Authorization : Bearer ACCESS_TOKEN'/);
+  t.equal(errorByCode(900901)!.message, 'Invalid Credentials');
+  t.equal(errorByCode(900902)!.message, 'Missing Credentials');
+  t.match(errorByCode(900902)!.description, /Make sure your API invocation call has a header: 'Authorization : Bearer ACCESS_TOKEN'/);
 });
 
 t.test('the caller\'s status wins over the sequence default; message and description can be given', async (t) => {
@@ -77,11 +80,11 @@ t.test('the caller\'s status wins over the sequence default; message and descrip
 });
 
 t.test('production and sandbox key errors, threat and token faults, the throttle handler with Retry-After', async (t) => {
-  const prod = renderFault(registry, SITUATION_FAULTS.PRODUCTION_KEY_ERROR);
+  const prod = renderFault(registry, ApiHandlerError.PRODUCTION_KEY_ERROR);
   t.equal(prod.renderedBy, '_production_key_error_');
   t.equal(prod.status, 401);
   t.same(json(prod.body), { fault: { code: 900901, type: 'Status report', message: 'Invalid Credentials', description: 'Production key offered to an API with no production endpoint' } });
-  const sandbox = renderFault(registry, SITUATION_FAULTS.SANDBOX_KEY_ERROR);
+  const sandbox = renderFault(registry, ApiHandlerError.SANDBOX_KEY_ERROR);
   t.equal(sandbox.renderedBy, '_sandbox_key_error_');
   t.match(sandbox.body!.toString(), /Sandbox key offered to an API with no sandbox endpoint/);
   const threat = renderFault(registry, { code: 400, sequence: '_threat_fault_', message: 'Bad Request', description: 'JSON depth exceeded' });
@@ -98,7 +101,7 @@ t.test('production and sandbox key errors, threat and token faults, the throttle
 });
 
 t.test('main answers 404 with a JSON fault for a path no API matches', async (t) => {
-  const res = renderFault(registry, SITUATION_FAULTS.NO_MATCHING_API, { method: 'GET', path: '/nothing/here' });
+  const res = renderFault(registry, GatewayError.NO_MATCHING_API, { method: 'GET', path: '/nothing/here' });
   t.equal(res.renderedBy, 'main');
   t.equal(res.status, 404);
   const body = json(res.body) as { fault: { code: number; message: string; description: string } };

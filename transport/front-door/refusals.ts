@@ -1,3 +1,7 @@
+import { ApiHandlerError } from '../../errors/api-handler.js';
+import { faultOf, type ErrorEntry, type FaultInfo } from '../../errors/error-entry.js';
+import { DoorError } from '../../errors/front-door.js';
+
 /**
  * Why the front door refused a request before any gateway phase ran, and the answer each gets: a status,
  * a fault code for the fault body of seed 000, a message and a description. Every refusal is answered
@@ -27,27 +31,24 @@ export const Refusal = {
 } as const;
 export type Refusal = (typeof Refusal)[keyof typeof Refusal];
 
-export interface RefusalInfo {
-  readonly status: number;
-  readonly code: number;
-  readonly message: string;
-}
-
-/** The catalogue: what each refusal answers (the description says which rule). */
-export const REFUSALS: Readonly<Record<Refusal, RefusalInfo>> = {
-  [Refusal.BAD_REQUEST]: { status: 400, code: 400, message: 'Bad Request' },
-  [Refusal.UNSUPPORTED_CODING]: { status: 501, code: 501, message: 'Not Implemented' },
-  [Refusal.VERSION]: { status: 505, code: 505, message: 'HTTP Version Not Supported' },
-  [Refusal.TARGET_TOO_LONG]: { status: 414, code: 414, message: 'URI Too Long' },
-  [Refusal.HEADERS_TOO_LARGE]: { status: 431, code: 431, message: 'Request Header Fields Too Large' },
-  [Refusal.METHOD]: { status: 405, code: 405, message: 'Method Not Allowed' },
-  [Refusal.EXPECTATION]: { status: 417, code: 417, message: 'Expectation Failed' },
-  [Refusal.HEAD_TIMEOUT]: { status: 408, code: 408, message: 'Request Timeout' },
-  [Refusal.INCOMPLETE_PAYLOAD]: { status: 400, code: 102511, message: 'Incomplete payload' },
+/** The catalogue's entry each refusal answers with (the description the client gets says which rule). */
+export const REFUSALS: Readonly<Record<Refusal, ErrorEntry>> = {
+  [Refusal.BAD_REQUEST]: DoorError.MALFORMED,
+  [Refusal.UNSUPPORTED_CODING]: DoorError.UNSUPPORTED_CODING,
+  [Refusal.VERSION]: DoorError.VERSION,
+  [Refusal.TARGET_TOO_LONG]: DoorError.TARGET_TOO_LONG,
+  [Refusal.HEADERS_TOO_LARGE]: DoorError.HEADERS_TOO_LARGE,
+  [Refusal.METHOD]: DoorError.METHOD,
+  [Refusal.EXPECTATION]: DoorError.EXPECTATION,
+  [Refusal.HEAD_TIMEOUT]: DoorError.TIMEOUT,
+  [Refusal.INCOMPLETE_PAYLOAD]: ApiHandlerError.INCOMPLETE_PAYLOAD,
 };
 
 /** A refusal with the rule that caused it, for the fault's description and the log. */
 export class DoorRefusal {
   constructor(readonly refusal: Refusal, readonly description: string) {}
-  get info(): RefusalInfo { return REFUSALS[this.refusal]; }
+  get info(): ErrorEntry { return REFUSALS[this.refusal]; }
+
+  /** The fault the refusal answers with: its entry, with the rule as the description. */
+  get fault(): FaultInfo { return faultOf(REFUSALS[this.refusal], { description: this.description }); }
 }

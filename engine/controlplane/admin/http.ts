@@ -1,3 +1,4 @@
+import { AdminApiError } from '../../../errors/admin-api.js';
 import { StoreUnavailableError } from '../../store/index.js';
 import { BodyMalformedError, HttpError, UnsupportedMediaTypeError, json, type Reply, type ServletRequest } from '../../servlet/index.js';
 
@@ -55,7 +56,10 @@ export class AdminRoutes {
 export function errorReply(err: unknown): Reply | null {
   if (err instanceof AdminError) return json(err.status, { code: err.status, message: err.message, description: err.description || err.message }, err.headers);
   if (err instanceof HttpError) return json(err.status, { code: err.status, message: err.message, description: err.message }, err.headers);
-  if (err instanceof StoreUnavailableError) return json(503, { code: 503, message: 'the store is not available; retry later', description: err.message }, { 'retry-after': '5' });
+  if (err instanceof StoreUnavailableError) {
+    const e = AdminApiError.STORE_UNAVAILABLE;
+    return json(e.status, { code: e.code, message: e.message, description: err.message }, e.headers);
+  }
   return null;
 }
 

@@ -1,8 +1,8 @@
 import type { GatewaySecurity } from '../../security/gateway-security.js';
 import { BasicAuth } from '../../security/basic-auth.js';
 import { SecuritySchemes } from '../../security/security-schemes.js';
-import type { MessageContext } from '../message-context.js';
-import { PhaseResult, type GatewayPhase } from '../phase.js';
+import type { Call } from '../../kernel/call.js';
+import { PhaseResult, type GatewayPhase } from '../../kernel/phase.js';
 
 /**
  * Authentication: resources with auth type None pass; others need a Bearer access token in the header
@@ -20,7 +20,7 @@ export class AuthenticatePhase implements GatewayPhase {
     this.schemes = new SecuritySchemes(security, new BasicAuth(security, security.log));
   }
 
-  onRequest(ctx: MessageContext): PhaseResult {
+  onRequest(ctx: Call): PhaseResult {
     const resource = ctx.resource;
     if (resource === null || resource.def.authType === 'None') return PhaseResult.CONTINUE;
     const schemes = ctx.api?.def.security;

@@ -1,7 +1,7 @@
+import { ApiHandlerError } from '../../../errors/api-handler.js';
 import type { GatewaySecurity } from '../../security/gateway-security.js';
-import type { AuthContext, MessageContext, TokenFacts } from '../message-context.js';
-import { PhaseResult, type GatewayPhase } from '../phase.js';
-import { SITUATION_FAULTS } from '../../../mediation/api-handler-errors.js';
+import type { AuthContext, Call, TokenFacts } from '../../kernel/call.js';
+import { PhaseResult, type GatewayPhase } from '../../kernel/phase.js';
 import { authorizeBasicUser } from '../../security/basic-auth.js';
 
 const OPEN_SUBSCRIPTION = { tier: 'Unlimited', state: 'UNBLOCKED' } as const;
@@ -22,7 +22,7 @@ export class AuthorizePhase implements GatewayPhase {
 
   constructor(private readonly security: GatewaySecurity) {}
 
-  onRequest(ctx: MessageContext): PhaseResult {
+  onRequest(ctx: Call): PhaseResult {
     const token = ctx.token;
     const api = ctx.api;
     const resource = ctx.resource;
@@ -32,7 +32,7 @@ export class AuthorizePhase implements GatewayPhase {
     const authType = resource.def.authType;
     if ((authType === 'Application' && token.userType !== 'APPLICATION')
       || (authType === 'Application User' && token.userType !== 'APPLICATION_USER')) {
-      ctx.raise(900905);
+      ctx.raise(ApiHandlerError.INCORRECT_ACCESS_TOKEN_TYPE);
       return PhaseResult.STOP;
     }
     const app = this.security.access.apps.get(token.application);
@@ -41,22 +41,22 @@ export class AuthorizePhase implements GatewayPhase {
       // WebSocket APIs may be open to any valid token ([sluice.websocket] require_subscription = false):
       // the application's own tier still applies, the subscription tier is Unlimited.
       if (api.def.type !== 'WS' || this.security.settings?.wsRequireSubscription !== false) {
-        ctx.raise(900908);
+        ctx.raise(ApiHandlerError.RESOURCE_FORBIDDEN);
         return PhaseResult.STOP;
       }
       sub = OPEN_SUBSCRIPTION;
     }
     if (sub.state === 'BLOCKED' || (sub.state === 'PROD_ONLY_BLOCKED' && token.keyType === 'PRODUCTION')) {
-      ctx.raise(900907);
+      ctx.raise(ApiHandlerError.API_TEMPORARILY_BLOCKED);
       return PhaseResult.STOP;
     }
     if (sub.state === 'ON_HOLD' || sub.state === 'REJECTED') {
-      ctx.raise(900909);
+      ctx.raise(ApiHandlerError.SUBSCRIPTION_INACTIVE);
       return PhaseResult.STOP;
     }
     const scopes = resource.def.scopes;
     if (scopes.length > 0 && !scopes.some((s) => token.scopes.includes(s))) {
-      ctx.raise(900910, { headers: [['WWW-Authenticate', this.security.wwwAuthenticate('insufficient_scope', `the resource needs one of the scopes: ${scopes.join(' ')}`)]] });
+      ctx.raise(ApiHandlerError.INVALID_SCOPE, { headers: [['WWW-Authenticate', this.security.wwwAuthenticate('insufficient_scope', `the resource needs one of the scopes: ${scopes.join(' ')}`)]] });
       return PhaseResult.STOP;
     }
     // The endpoints of the deployment the call was routed on (set by resolve-api), not the current one.
@@ -64,14 +64,12 @@ export class AuthorizePhase implements GatewayPhase {
     if (token.keyType === 'SANDBOX') {
       const sandbox = endpoints?.sandbox ?? null;
       if (sandbox === null) {
-        const e = SITUATION_FAULTS.SANDBOX_KEY_ERROR;
-        ctx.fault({ code: e.code, status: e.status, message: e.message, description: e.description, sequence: e.sequence });
+        ctx.raise(ApiHandlerError.SANDBOX_KEY_ERROR);
         return PhaseResult.STOP;
       }
       ctx.target = sandbox;
     } else if ((endpoints?.production ?? null) === null) {
-      const e = SITUATION_FAULTS.PRODUCTION_KEY_ERROR;
-      ctx.fault({ code: e.code, status: e.status, message: e.message, description: e.description, sequence: e.sequence });
+      ctx.raise(ApiHandlerError.PRODUCTION_KEY_ERROR);
       return PhaseResult.STOP;
     }
     const applicationTier = app?.tier ?? token.applicationTier;

@@ -1,7 +1,8 @@
+import { GatewayError } from '../../../errors/gateway.js';
 import crypto from 'node:crypto';
 import type { GatewaySecurity } from '../../security/gateway-security.js';
-import type { MessageContext } from '../message-context.js';
-import { PhaseResult, type GatewayPhase } from '../phase.js';
+import type { Call } from '../../kernel/call.js';
+import { PhaseResult, type GatewayPhase } from '../../kernel/phase.js';
 import { TokenCache } from '../../security/token-cache.js';
 
 const CLAIM = 'http://wso2.org/claims/';
@@ -34,7 +35,7 @@ export class BackendJwtPhase implements GatewayPhase {
     return header;
   }
 
-  onRequest(ctx: MessageContext): PhaseResult {
+  onRequest(ctx: Call): PhaseResult {
     const s = this.security.settings;
     const auth = ctx.auth;
     if (s === null || !s.backendJwt.enabled || auth === null || ctx.api === null) return PhaseResult.CONTINUE;
@@ -74,7 +75,7 @@ export class BackendJwtPhase implements GatewayPhase {
       .then((r) => {
         if (ctx.finished) return;
         if (!r.ok) {
-          ctx.fault({ code: 101510, status: 500, message: 'Runtime Error', description: 'The backend JWT could not be generated', sequence: 'fault' });
+          ctx.raise(GatewayError.BACKEND_JWT_FAILED);
           return;
         }
         const until = j.cacheExpiryMs !== undefined ? Date.now() + j.cacheExpiryMs : auth.expiresAt;
@@ -82,7 +83,7 @@ export class BackendJwtPhase implements GatewayPhase {
         ctx.addBackendHeaders(j.header, r.jwt);
         ctx.proceed();
       }, (err: Error) => {
-        if (!ctx.finished) ctx.fault({ code: 101510, status: 500, message: 'Runtime Error', description: `The backend JWT could not be generated: ${err.message}`, sequence: 'fault' });
+        if (!ctx.finished) ctx.raise(GatewayError.BACKEND_JWT_FAILED, { description: `The backend JWT could not be generated: ${err.message}` });
       });
     return PhaseResult.SUSPEND;
   }

@@ -1,15 +1,16 @@
+import { ApiHandlerError } from '../../../errors/api-handler.js';
 import { renderPreflight } from '../../../mediation/index.js';
 import type { CorsView } from '../../../conf/views/security.js';
 import type { GatewaySecurity } from '../../security/gateway-security.js';
-import type { MessageContext } from '../message-context.js';
-import { PhaseResult, type GatewayPhase } from '../phase.js';
+import type { Call } from '../../kernel/call.js';
+import { PhaseResult, type GatewayPhase } from '../../kernel/phase.js';
 import type { SequenceFaultRenderer } from '../sequence-faults.js';
 
 /**
  * The CORS policy of a call: the API's own ([cors] in its file) or [apim.cors]. An API with credentials
  * inherits no origins (deployment refuses that since issue 18; a definition stored before gets none).
  */
-function policyOf(ctx: MessageContext, global: CorsView): CorsView | null {
+function policyOf(ctx: Call, global: CorsView): CorsView | null {
   const o = ctx.api?.def.cors;
   if (o) return o.enabled ? { enabled: true, allowOrigins: o.allowOrigins.length || o.allowCredentials ? o.allowOrigins : global.allowOrigins,
     allowMethods: o.allowMethods.length ? o.allowMethods : global.allowMethods, allowHeaders: o.allowHeaders.length ? o.allowHeaders : global.allowHeaders,
@@ -42,7 +43,7 @@ export class CorsPhase implements GatewayPhase {
 
   constructor(private readonly security: GatewaySecurity, private readonly faults: SequenceFaultRenderer) {}
 
-  onRequest(ctx: MessageContext): PhaseResult {
+  onRequest(ctx: Call): PhaseResult {
     const settings = this.security.settings;
     const origin = ctx.header('origin');
     const policy = settings === null || origin === undefined || ctx.api === null ? null : policyOf(ctx, settings.cors);
@@ -56,7 +57,7 @@ export class CorsPhase implements GatewayPhase {
       }
       // resolve-api let an OPTIONS without a resource through for the preflight; it is not one.
       if (ctx.resource === null) {
-        ctx.raise(900906);
+        ctx.raise(ApiHandlerError.NO_MATCHING_RESOURCE);
         return PhaseResult.STOP;
       }
       return PhaseResult.CONTINUE;

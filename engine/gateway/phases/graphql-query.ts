@@ -1,11 +1,11 @@
 import { parse, GraphQLError, Lexer, Source, TokenKind } from 'graphql';
 import type { GraphqlView } from '../../../conf/views/security.js';
-import { ApiHandlerCode } from '../../../mediation/index.js';
-import type { MessageContext } from '../message-context.js';
-import { PhaseResult, type GatewayPhase } from '../phase.js';
+import { ApiHandlerError } from '../../../errors/api-handler.js';
+import type { Call } from '../../kernel/call.js';
+import { PhaseResult, type GatewayPhase } from '../../kernel/phase.js';
 
 /** The GraphQL query of a call: POST JSON {query}, POST application/graphql, or GET ?query=. */
-function queryOf(ctx: MessageContext, body: Buffer | null): string | null {
+function queryOf(ctx: Call, body: Buffer | null): string | null {
   if (ctx.method === 'GET') {
     const q = new URLSearchParams(ctx.query).get('query');
     return q;
@@ -57,24 +57,24 @@ export class GraphqlQueryPhase implements GatewayPhase {
 
   constructor(private readonly limits: GraphqlView) {}
 
-  onRequest(ctx: MessageContext): PhaseResult {
+  onRequest(ctx: Call): PhaseResult {
     if (ctx.api?.def.type !== 'GRAPHQL') return PhaseResult.CONTINUE;
     const check = (): void => {
       if (ctx.finished) return;
       const q = queryOf(ctx, ctx.method === 'GET' ? null : ctx.bufferedBody());
       if (q === null) {
-        ctx.raise(ApiHandlerCode.GRAPHQL_INVALID_QUERY, { description: 'No GraphQL query in the request (a JSON body with "query", application/graphql, or ?query=)' });
+        ctx.raise(ApiHandlerError.GRAPHQL_INVALID_QUERY, { description: 'No GraphQL query in the request (a JSON body with "query", application/graphql, or ?query=)' });
         return;
       }
       try {
         const over = overLimits(q, this.limits);
         if (over !== null) {
-          ctx.raise(ApiHandlerCode.GRAPHQL_INVALID_QUERY, { description: `The GraphQL query is refused: ${over}` });
+          ctx.raise(ApiHandlerError.GRAPHQL_INVALID_QUERY, { description: `The GraphQL query is refused: ${over}` });
           return;
         }
         parse(q, { maxTokens: this.limits.maxTokens });
       } catch (err) {
-        ctx.raise(ApiHandlerCode.GRAPHQL_INVALID_QUERY, { description: err instanceof GraphQLError ? `Syntax of the provided GraphQL query is invalid: ${excerpt(err.message)}` : 'Syntax of the provided GraphQL query is invalid' });
+        ctx.raise(ApiHandlerError.GRAPHQL_INVALID_QUERY, { description: err instanceof GraphQLError ? `Syntax of the provided GraphQL query is invalid: ${excerpt(err.message)}` : 'Syntax of the provided GraphQL query is invalid' });
         return;
       }
       ctx.proceed();

@@ -1,6 +1,9 @@
+import { GatewayError } from '../../../errors/gateway.js';
+import { FaultSequence } from '../../../errors/fault-sequences.js';
+import type { HeaderRules } from '../../../transport/header-rules.js';
 import type { ApiMediation } from '../api-mediation.js';
-import type { MessageContext } from '../message-context.js';
-import { PhaseResult, type GatewayPhase } from '../phase.js';
+import type { Call } from '../../kernel/call.js';
+import { PhaseResult, type GatewayPhase } from '../../kernel/phase.js';
 import { unsafeRequestHeader } from '../safety-faults.js';
 
 /**
@@ -12,14 +15,14 @@ import { unsafeRequestHeader } from '../safety-faults.js';
 export class InSequencePhase implements GatewayPhase {
   readonly name = 'in-sequence';
 
-  constructor(private readonly mediation: ApiMediation) {}
+  constructor(private readonly mediation: ApiMediation, private readonly headerRules: HeaderRules) {}
 
-  onRequest(ctx: MessageContext): PhaseResult {
+  onRequest(ctx: Call): PhaseResult {
     const name = ctx.api?.def.inSequence;
     if (name === undefined) return PhaseResult.CONTINUE;
     const seq = this.mediation.get(name);
     if (seq === undefined) {
-      ctx.fault({ code: 101510, status: 500, message: 'Runtime Error', description: `The in sequence ${name} of this API is not deployed`, sequence: ctx.api!.def.faultSequence ?? 'fault' });
+      ctx.raise(GatewayError.SEQUENCE_NOT_DEPLOYED, { description: `The in sequence ${name} of this API is not deployed`, sequence: ctx.api!.def.faultSequence ?? FaultSequence.FAULT });
       return PhaseResult.STOP;
     }
     if (!this.mediation.touchesBody(name)) return this.run(ctx, name, false);
@@ -27,20 +30,20 @@ export class InSequencePhase implements GatewayPhase {
     return PhaseResult.SUSPEND;
   }
 
-  private run(ctx: MessageContext, name: string, withBody: boolean): PhaseResult {
+  private run(ctx: Call, name: string, withBody: boolean): PhaseResult {
     if (ctx.finished) return PhaseResult.STOP;
     const r = this.mediation.run(this.mediation.get(name)!, 'request', ctx.callFacts(), ctx.reqHeaders, withBody ? ctx.bufferedBody() : null, 200);
     switch (r.kind) {
       case 'error':
-        if (r.unsafeHeader) ctx.fault(unsafeRequestHeader(ctx.api!.def.faultSequence ?? 'fault'));
-        else ctx.fault({ code: 101510, status: 500, message: 'Runtime Error', description: `The in sequence ${name} failed`, sequence: ctx.api!.def.faultSequence ?? 'fault' });
+        if (r.unsafeHeader) ctx.fault(unsafeRequestHeader(ctx.api!.def.faultSequence ?? FaultSequence.FAULT));
+        else ctx.raise(GatewayError.IN_SEQUENCE_FAILED, { description: `The in sequence ${name} failed`, sequence: ctx.api!.def.faultSequence ?? FaultSequence.FAULT });
         return PhaseResult.STOP;
       case 'drop':
         ctx.respond(202, [], null);
         return PhaseResult.STOP;
       case 'respond': {
         // Framing and hop-by-hop fields are the gateway's to write, as for an out sequence's response.
-        const rules = ctx.gw.headerRules;
+        const rules = this.headerRules;
         ctx.respond(r.status, r.headers.filter(([k]) => !rules.dropsResponseHeader(k.toLowerCase())), r.body);
         return PhaseResult.STOP;
       }

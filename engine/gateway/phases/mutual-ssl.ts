@@ -1,7 +1,8 @@
+import { ApiHandlerError } from '../../../errors/api-handler.js';
 import crypto from 'node:crypto';
 import type { GatewaySecurity } from '../../security/gateway-security.js';
-import type { MessageContext } from '../message-context.js';
-import { PhaseResult, type GatewayPhase } from '../phase.js';
+import type { Call } from '../../kernel/call.js';
+import { PhaseResult, type GatewayPhase } from '../../kernel/phase.js';
 
 /** Parses what a load balancer puts in the certificate header: PEM (maybe URL-encoded) or base64 DER. */
 export function certificateFromHeader(value: string, encoded: boolean): crypto.X509Certificate | null {
@@ -41,14 +42,14 @@ export class MutualSslPhase implements GatewayPhase {
     return set;
   }
 
-  onRequest(ctx: MessageContext): PhaseResult {
+  onRequest(ctx: Call): PhaseResult {
     const s = this.security.settings;
     const certs = ctx.api?.def.clientCertificates;
     if (s === null || !s.mutualSsl.enabled || certs === undefined || certs.length === 0) return PhaseResult.CONTINUE;
     const value = ctx.header(s.mutualSsl.header);
     const cert = value === undefined ? null : certificateFromHeader(value, s.mutualSsl.encoded);
     if (cert === null || !this.fingerprints(certs).has(cert.fingerprint256) || new Date(cert.validTo).getTime() < Date.now()) {
-      ctx.raise(900901, { description: 'Invalid Credentials. The client certificate is missing, unknown or expired' });
+      ctx.raise(ApiHandlerError.INVALID_CREDENTIALS, { description: 'Invalid Credentials. The client certificate is missing, unknown or expired' });
       return PhaseResult.STOP;
     }
     ctx.removeBackendHeader(s.mutualSsl.header);

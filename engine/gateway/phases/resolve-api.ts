@@ -1,8 +1,9 @@
-import { ApiRouter } from '../api-router.js';
-import { SITUATION_FAULTS } from '../../../mediation/api-handler-errors.js';
-import type { MessageContext } from '../message-context.js';
-import { PhaseResult, type GatewayPhase } from '../phase.js';
-import type { DeployedApis } from '../deployed-apis.js';
+import { ApiRouter } from '../../routing/api-router.js';
+import { ApiHandlerError } from '../../../errors/api-handler.js';
+import { GatewayError } from '../../../errors/gateway.js';
+import type { Call } from '../../kernel/call.js';
+import { PhaseResult, type GatewayPhase } from '../../kernel/phase.js';
+import type { DeployedApis } from '../../routing/deployed-apis.js';
 
 const ALLOW_POST: readonly (readonly [string, string])[] = [['Allow', 'POST']];
 
@@ -16,7 +17,7 @@ export class ResolveApiPhase implements GatewayPhase {
 
   constructor(private readonly deployed: DeployedApis) {}
 
-  onRequest(ctx: MessageContext): PhaseResult {
+  onRequest(ctx: Call): PhaseResult {
     // One deployment for the whole call: the router and the endpoints come from the same snapshot.
     const deployment = this.deployed.current;
     const match = deployment.router.findApi(ctx.path);
@@ -31,10 +32,10 @@ export class ResolveApiPhase implements GatewayPhase {
       }
       if (token !== null) {
         // RFC 6749 §3.2: never forward a GET (its query would carry the grant, maybe the secret) to the key manager.
-        ctx.fault({ ...SITUATION_FAULTS.TOKEN_API_METHOD, headers: ALLOW_POST });
+        ctx.raise(GatewayError.TOKEN_API_METHOD, { headers: ALLOW_POST });
         return PhaseResult.STOP;
       }
-      ctx.fault({ code: 404, status: 404, message: 'Not Found', description: `No API is deployed for the path ${ctx.path}`, sequence: 'main' });
+      ctx.raise(GatewayError.NO_MATCHING_API, { description: `No API is deployed for the path ${ctx.path}` });
       return PhaseResult.STOP;
     }
     const api = match.api;
@@ -42,26 +43,24 @@ export class ResolveApiPhase implements GatewayPhase {
       // `/trav/v1/../../trav/v1/admin`: the path left the API's context and came back; the door's
       // normalisation resolved it, but what the client meant is not this API's to judge (docs/security.md).
       ctx.closeConnection = true;
-      ctx.fault({ code: 400, status: 400, message: 'Bad Request', description: "The request path climbs above the API's context with '..'", sequence: 'fault' });
+      ctx.raise(GatewayError.PATH_ABOVE_CONTEXT);
       return PhaseResult.STOP;
     }
     ctx.api = api;
     ctx.resourcePath = match.resourcePath;
     if (api.def.lifecycleState === 'BLOCKED') {
-      ctx.fault({ code: 700700, status: 503, message: 'API blocked',
-        description: 'This API has been blocked temporarily. Please try again later or contact the system administrators.', sequence: 'fault' });
+      ctx.raise(ApiHandlerError.API_BLOCKED);
       return PhaseResult.STOP;
     }
     if (api.def.lifecycleState === 'RETIRED' || api.def.lifecycleState === 'CREATED') {
-      ctx.fault({ code: 404, status: 404, message: 'Not Found', description: `The API ${api.def.id} is not published`, sequence: 'main' });
+      ctx.raise(GatewayError.API_NOT_PUBLISHED, { description: `The API ${api.def.id} is not published` });
       return PhaseResult.STOP;
     }
     // CORS preflight may have no OPTIONS resource of its own; the CORS phase decides for OPTIONS.
     const resource = ApiRouter.findResource(api, ctx.method, match.resourcePath, null);
     if (resource === null) {
       if (ctx.method === 'OPTIONS' && ApiRouter.hasPath(api, match.resourcePath)) return PhaseResult.CONTINUE;
-      ctx.fault({ code: 900906, status: 403, message: 'No matching resource found for given API Request',
-        description: `No matching resource found in the API for the given request (${ctx.method} ${match.resourcePath})`, sequence: '_resource_mismatch_handler_' });
+      ctx.raise(ApiHandlerError.NO_MATCHING_RESOURCE, { description: `No matching resource found in the API for the given request (${ctx.method} ${match.resourcePath})` });
       return PhaseResult.STOP;
     }
     ctx.resource = resource;

@@ -1,6 +1,7 @@
+import { GatewayError } from '../../../errors/gateway.js';
 import { XMLValidator } from 'fast-xml-parser';
-import type { MessageContext } from '../message-context.js';
-import { PhaseResult, type GatewayPhase } from '../phase.js';
+import type { Call } from '../../kernel/call.js';
+import { PhaseResult, type GatewayPhase } from '../../kernel/phase.js';
 
 function isJson(ct: string): boolean {
   const base = ct.split(';')[0]!.trim().toLowerCase();
@@ -22,7 +23,7 @@ export class ValidateBodyPhase implements GatewayPhase {
 
   constructor(private readonly json: boolean, private readonly xml: boolean) {}
 
-  onRequest(ctx: MessageContext): PhaseResult {
+  onRequest(ctx: Call): PhaseResult {
     if (!ctx.hasBody) return PhaseResult.CONTINUE;
     const ct = ctx.header('content-type') ?? '';
     const checkJson = this.json && isJson(ct);
@@ -39,7 +40,7 @@ export class ValidateBodyPhase implements GatewayPhase {
         if (r !== true) problem = `Malformed XML payload: ${r.err.msg} (line ${r.err.line})`;
       }
       if (problem !== null) {
-        ctx.fault({ code: 400, status: 400, message: 'Bad Request', description: problem, sequence: 'fault' });
+        ctx.raise(GatewayError.BODY_NOT_VALID, { description: problem });
         return;
       }
       ctx.proceed();

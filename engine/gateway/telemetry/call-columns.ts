@@ -1,4 +1,4 @@
-import type { CallRecord, TraceRecord } from './types.js';
+import type { CallExtras, CallRecord, EncodedCalls } from './types.js';
 
 /**
  * Finished calls as they cross from an io thread to the main thread: columns, not one object or tuple
@@ -23,17 +23,6 @@ export const StrCol = {
   BACKEND_URL: 17, ERROR_MESSAGE: 18,
 } as const;
 const STR_COLS = 19;
-
-/** What only some settings ask for (headers, tracing), per call; null in the batch when none asked. */
-export type CallExtras = readonly [requestHeaders: readonly string[] | null, responseHeaders: readonly string[] | null, trace: TraceRecord | null];
-
-export interface EncodedCalls {
-  readonly count: number;
-  readonly numbers: Float64Array;
-  readonly refs: Int32Array;
-  readonly strings: readonly string[];
-  readonly extras: readonly CallExtras[] | null;
-}
 
 /** The io thread's side: one call at a time, `take` for the batch. */
 export class CallColumnsWriter {

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
-import { callChannel } from '../call-events.js';
+import { isThrottleCode } from '../../../errors/catalogue.js';
+import { callChannel } from '../../kernel/call-events.js';
 import type { MessageContext } from '../message-context.js';
-import type { SenderPools } from '../backend-target.js';
+import type { SenderPools } from '../../routing/backend-target.js';
 import type { WorkerPool } from '../worker-pool.js';
 import { traceFor } from './trace.js';
 import { CallColumnsWriter, NumCol, StrCol } from './call-columns.js';
@@ -54,9 +55,6 @@ class ApiStats {
   constructor(readonly api: string, readonly version: string) {}
 }
 
-function isThrottle(code: number): boolean {
-  return code >= 900800 && code <= 900807;
-}
 
 /**
  * The io-thread half of the telemetry (types.ts): subscribed to the call channel only while some
@@ -130,7 +128,7 @@ export class CallRecorder {
     if (code === 0) {
       st.statuses[status] = (st.statuses[status] ?? 0) + 1;
     } else {
-      const kind = isThrottle(code) ? FaultKind.THROTTLED : ctx.backendStartedAt === 0 && ctx.errorBase === 0 ? FaultKind.REJECTED : FaultKind.OTHER;
+      const kind = isThrottleCode(code) ? FaultKind.THROTTLED : ctx.backendStartedAt === 0 && ctx.errorBase === 0 ? FaultKind.REJECTED : FaultKind.OTHER;
       const fk = `${code}:${kind}:${status}`;
       st.faults.set(fk, (st.faults.get(fk) ?? 0) + 1);
       if (ctx.errorBase !== 0) {

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
-import type { MessageContext } from '../message-context.js';
-import { PhaseResult, type GatewayPhase } from '../phase.js';
-import type { TraceRecord } from './types.js';
+import type { Call } from '../../kernel/call.js';
+import { PhaseResult, type GatewayPhase } from '../../kernel/phase.js';
+import type { TraceRecord } from '../../kernel/call.js';
 
 /**
  * Trace context of a gateway call ([apim.open_tracer]): read from the caller's B3 headers (X-B3-TraceId,
@@ -75,7 +75,7 @@ export function readIncoming(h: readonly string[]): IncomingTrace | null {
 }
 
 /** The call's trace: continues the caller's or starts one. */
-export function traceFor(ctx: MessageContext): TraceRecord {
+export function traceFor(ctx: Call): TraceRecord {
   const incoming = readIncoming(ctx.reqHeaders);
   return {
     traceId: incoming?.traceId ?? newTraceId(),
@@ -93,7 +93,7 @@ export function traceFor(ctx: MessageContext): TraceRecord {
 export class TracePhase implements GatewayPhase {
   readonly name = 'trace';
 
-  onRequest(ctx: MessageContext): PhaseResult {
+  onRequest(ctx: Call): PhaseResult {
     const t = traceFor(ctx);
     ctx.trace = t;
     const h = ctx.reqHeaders;

@@ -1,4 +1,4 @@
-import type { EncodedCalls } from './call-columns.js';
+import type { TraceRecord } from '../../kernel/call.js';
 
 /**
  * Telemetry between an io thread and the main thread (docs/operations.md, "How telemetry leaves the io
@@ -35,17 +35,6 @@ export const TELEMETRY_OFF: TelemetrySettings = {
 /** Latency histogram bounds, seconds (Prometheus `le`). */
 export const LATENCY_BUCKETS: readonly number[] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-export interface TraceRecord {
-  /** 32 or 16 lower-case hex digits, as received or generated. */
-  readonly traceId: string;
-  /** The gateway's span (16 hex). */
-  readonly spanId: string;
-  /** The caller's span when it sent one, else ''. */
-  readonly parentId: string;
-  /** The backend (client) span, whose id went to the backend in X-B3-SpanId / traceparent. */
-  readonly backendSpanId: string;
-  readonly sampled: boolean;
-}
 
 /** One finished gateway call. No token, secret or credential header value is ever put in it. */
 export interface CallRecord {
@@ -135,4 +124,16 @@ export interface TelemetryBatch {
   readonly calls: EncodedCalls | null;
   readonly metrics: MetricsDelta | null;
   readonly gauges: ThreadGauges | null;
+}
+
+/** What only some settings ask for (headers, tracing), per call; null in the batch when none asked. */
+export type CallExtras = readonly [requestHeaders: readonly string[] | null, responseHeaders: readonly string[] | null, trace: TraceRecord | null];
+
+/** Finished calls encoded in columns for the trip to the main thread (call-columns.ts writes and reads them). */
+export interface EncodedCalls {
+  readonly count: number;
+  readonly numbers: Float64Array;
+  readonly refs: Int32Array;
+  readonly strings: readonly string[];
+  readonly extras: readonly CallExtras[] | null;
 }

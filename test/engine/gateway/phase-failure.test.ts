@@ -1,12 +1,12 @@
 import t from 'tap';
 import pino from 'pino';
-import { startSluice } from '../helpers/sluice.js';
-import { API_DIR, apiToml, freePort } from '../helpers/home.js';
-import { echoBackend, faultOf, request } from '../helpers/backends.js';
-import { GatewayThread } from '../../engine/gateway/gateway-thread.js';
-import { PhaseResult, stepsOf, type GatewayPhase } from '../../engine/gateway/phase.js';
-import { defaultCodecs } from '../../mediation/index.js';
-import type { IoThreadDataSource } from '../../engine/runtime/io-threads.js';
+import { startSluice } from '../../helpers/sluice.js';
+import { API_DIR, apiToml, freePort } from '../../helpers/home.js';
+import { echoBackend, faultOf, request } from '../../helpers/backends.js';
+import { GatewayThread } from '../../../engine/gateway/gateway-thread.js';
+import { PhaseResult, type GatewayPhase } from '../../../engine/kernel/phase.js';
+import { defaultCodecs } from '../../../mediation/index.js';
+import type { IoThreadDataSource } from '../../../engine/runtime/io-threads.js';
 
 // A phase that throws is a bug; the call still gets the documented fault (101510, 500) naming the phase, the
 // log says which phase failed with its stack, and the thread goes on serving.
@@ -28,8 +28,7 @@ t.test('a phase that throws answers 101510 naming the phase, logs it, and the ne
     name: 'faulty-test-phase',
     onRequest: () => { if (armed) throw new TypeError('boom in a phase'); return PhaseResult.CONTINUE; },
   };
-  thread.phases = [...thread.phases, faulty];
-  thread.phaseSteps = stepsOf(thread.phases);
+  thread.pipeline = { names: [...thread.pipeline.names, faulty.name], steps: [...thread.pipeline.steps, faulty.onRequest] };
   await thread.listen();
 
   const url = `http://127.0.0.1:${port}/echo/1.0.0/x`;

@@ -2,9 +2,9 @@ import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
 import http from 'node:http';
-import { echoBackend } from '../helpers/backends.js';
-import { apiToml, API_DIR } from '../helpers/home.js';
-import { appToml, securedApiToml, startSecured } from '../helpers/secured.js';
+import { echoBackend } from '../../helpers/backends.js';
+import { apiToml, API_DIR } from '../../helpers/home.js';
+import { appToml, securedApiToml, startSecured } from '../../helpers/secured.js';
 
 // A call is routed on one deployment and authorized after its token is validated (a fresh token leaves the
 // io thread for the verification worker). A redeployment in between must not change what the call sees:

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { ApiRouter } from '../../engine/gateway/api-router.js';
-import type { ApiDefinition, ResourceDefinition } from '../../engine/registry/types.js';
+import { ApiRouter } from '../../../engine/routing/api-router.js';
+import type { ApiDefinition, ResourceDefinition } from '../../../engine/registry/types.js';
 
 function resource(verb: string, uriTemplate: string): ResourceDefinition {
   return { verb, uriTemplate, authType: 'None', throttlingPolicy: 'Unlimited', scopes: [] };

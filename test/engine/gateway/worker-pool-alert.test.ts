@@ -1,6 +1,6 @@
 import t from 'tap';
 import { pino } from 'pino';
-import { WorkerPool, Admission } from '../../engine/gateway/worker-pool.js';
+import { WorkerPool, Admission } from '../../../engine/gateway/worker-pool.js';
 
 function recordingLogger() {
   const lines: string[] = [];

@@ -1,10 +1,10 @@
 import t from 'tap';
-import { startSluice } from '../helpers/sluice.js';
-import { API_DIR, apiToml, eventually } from '../helpers/home.js';
-import { echoBackend, faultOf, request } from '../helpers/backends.js';
-import { startSecured, appToml, securedApiToml } from '../helpers/secured.js';
-import { TELEMETRY_STATE_KEY } from '../../engine/gateway/telemetry/types.js';
-import type { IoThreadDataSource } from '../../engine/runtime/io-threads.js';
+import { startSluice } from '../../helpers/sluice.js';
+import { API_DIR, apiToml, eventually } from '../../helpers/home.js';
+import { echoBackend, faultOf, request } from '../../helpers/backends.js';
+import { startSecured, appToml, securedApiToml } from '../../helpers/secured.js';
+import { TELEMETRY_STATE_KEY } from '../../../engine/gateway/telemetry/types.js';
+import type { IoThreadDataSource } from '../../../engine/runtime/io-threads.js';
 
 t.test('an io thread that dies is restarted from current data; broadcasts do not wait for it; readiness says so meanwhile', async (t) => {
   const be = await echoBackend(t);

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { InFlightCalls } from '../../engine/gateway/in-flight-calls.js';
+import { InFlightCalls } from '../../../engine/gateway/in-flight-calls.js';
 
 const call = (id: number) => ({ id, inFlightIndex: -1 });
 

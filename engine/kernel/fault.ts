@@ -1,20 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-
-/**
- * A fault raised while a call is processed: the code and texts go into the message context properties
- * ERROR_CODE / ERROR_MESSAGE / ERROR_DETAIL and the named fault sequence renders the response.
- */
-export interface FaultInfo {
-  readonly code: number;
-  /** The status the fault suggests (HTTP_SC); a sequence may change it. */
-  readonly status: number;
-  readonly message: string;
-  readonly description: string;
-  /** The fault sequence the seed names for this error (`_auth_failure_handler_`, `fault`, `main`...). */
-  readonly sequence: string;
-  /** Headers the gateway adds whatever the sequence does (WWW-Authenticate, Retry-After, CORS). */
-  readonly headers?: readonly (readonly [string, string])[];
-}
+import type { FaultInfo } from '../../errors/error-entry.js';
 
 export interface RenderedFault {
   readonly status: number;
@@ -35,7 +20,10 @@ export interface FaultFacts {
   readonly user?: string;
 }
 
-/** Renders a fault to a response. The gateway calls it synchronously on the io thread. */
+/**
+ * Renders a fault (errors/error-entry.ts) to a response: the fault sequence the error names builds it
+ * (engine/gateway/sequence-faults.ts). The gateway calls it synchronously on the io thread.
+ */
 export interface FaultRenderer {
   render(fault: FaultInfo, facts: FaultFacts): RenderedFault;
 }

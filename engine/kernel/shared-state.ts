@@ -6,7 +6,14 @@
  */
 export type StateHandler = (value: unknown) => void;
 
-export class SharedStateReceiver {
+/** The shared state as a feature reads it: a handler per key, and the latest value. */
+export interface SharedState {
+  /** Registers the handler of a key and applies the value already received, if any. */
+  on(key: string, handler: StateHandler): void;
+  get(key: string): unknown;
+}
+
+export class SharedStateReceiver implements SharedState {
   private readonly handlers = new Map<string, StateHandler>();
   private readonly latest = new Map<string, unknown>();
 
