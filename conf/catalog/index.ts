@@ -1,10 +1,36 @@
-import { PART_A } from './part-a.js';
-import { PART_B } from './part-b.js';
+import { CACHES } from './caches.js';
+import { DATABASES } from './databases.js';
+import { ARTIFACT_GENERATOR, EVENT_HUB, GATEWAY_ENVIRONMENTS, GATEWAY_NOTIFICATION, QPID } from './gateways.js';
+import { APIM_JWT, KEY_MANAGER, OAUTH, OAUTH_CONFIG, TOKEN_REVOCATION } from './jwt-and-oauth.js';
+import { MEDIATION } from './mediation.js';
+import { ACCESS_LOG, ANALYTICS, HEALTH_CHECKS, OPEN_TRACER } from './observability.js';
+import { AI, DEVPORTAL, EMAIL, GOVERNANCE, INDEXING, REGISTRY_HANDLERS, SDK, WORKFLOW } from './portals.js';
+import { BASIC_AUTHENTICATOR, CORS, CUSTOM_KEYSTORES, MEDIATOR_TRUST_STORE, MUTUAL_SSL, SECURITY_AUDIT, USER_STORE } from './security.js';
+import { SERVER } from './server.js';
+import { TENANCY } from './tenancy.js';
+import { THROTTLE_DATA_TRANSPORT, THROTTLING } from './throttling.js';
+import { TRANSPORTS } from './transports.js';
 import { SLUICE_KEYS } from './sluice.js';
 import type { KeySpec, ValueOf } from './types.js';
 
-/** Every deployment.toml key Sluice knows: the seed catalog (Parts A and B) and Sluice's own keys. */
-export const CATALOG = [...PART_A, ...PART_B, ...SLUICE_KEYS] as const;
+/**
+ * Every deployment.toml key Sluice knows: the seed catalog's sections (Parts A and B; the files group them by
+ * subject), in the seed's order, then Sluice's own keys. The order is kept because it shows: the loader fills
+ * defaults and checks required keys in it, so `check-config --print` lists sections and reports in it.
+ */
+export const CATALOG = [
+  // Part A
+  ...SERVER, ...DATABASES, ...APIM_JWT, ...GATEWAY_ENVIRONMENTS, ...CACHES, ...ANALYTICS, ...KEY_MANAGER, ...AI,
+  ...OAUTH_CONFIG, ...GATEWAY_NOTIFICATION, ...MUTUAL_SSL, ...SECURITY_AUDIT, ...DEVPORTAL, ...CORS, ...THROTTLING,
+  ...WORKFLOW, ...SDK, ...OPEN_TRACER, ...TOKEN_REVOCATION, ...EVENT_HUB, ...EMAIL,
+  // [tenant_mgt] ends Part A, [multi_tenancy] opens Part B
+  ...TENANCY,
+  // Part B
+  ...INDEXING, ...TRANSPORTS, ...MEDIATION, ...GOVERNANCE, ...QPID, ...HEALTH_CHECKS, ...OAUTH, ...USER_STORE,
+  ...CUSTOM_KEYSTORES, ...ACCESS_LOG, ...REGISTRY_HANDLERS, ...MEDIATOR_TRUST_STORE, ...THROTTLE_DATA_TRANSPORT,
+  ...BASIC_AUTHENTICATOR, ...ARTIFACT_GENERATOR,
+  ...SLUICE_KEYS,
+] as const;
 
 export type CatalogEntry = (typeof CATALOG)[number];
 /** Paths of keys in plain `[sections]` whose names hold no `<placeholder>`: what `Config.get` accepts. */
