@@ -43,7 +43,6 @@ const KNOWN: ReadonlySet<string> = new Set([
   'cycle: transport/sender/backend-connection.ts transport/sender/exchange.ts transport/sender/host-pool.ts',
   'folders: conf <-> transport',
   'folders: engine/registry <-> engine/store',
-  'long: conf/loader.ts',
   'long: engine/keymanager/token-service.ts',
   'long: engine/throttling/throttle-phase.ts',
   'long: mediation/parse.ts',

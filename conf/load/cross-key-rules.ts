@@ -1,4 +1,4 @@
-import type { ItemValues } from './config.js';
+import type { ItemValues } from '../config.js';
 
 type Report = (path: string, message: string, severity?: 'error' | 'warning') => void;
 
