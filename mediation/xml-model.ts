@@ -4,6 +4,7 @@
  * XML payload, as in seed 000's custom error example; application/xml over a JSON payload).
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XML_PARSER_OPTIONS } from './xml-parser-options.js';
 
 export interface XmlElement {
   /** Qualified name as written (`am:fault`). */
@@ -12,19 +13,7 @@ export interface XmlElement {
   readonly children: readonly (XmlElement | string)[];
 }
 
-const bodyParser = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: false,
-  attributeNamePrefix: '',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: false,
-  cdataPropName: '#cdata',
-  commentPropName: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  processEntities: true,
-});
+const bodyParser = new XMLParser(XML_PARSER_OPTIONS);
 
 export class XmlBodyError extends Error {}
 

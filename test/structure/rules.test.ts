@@ -45,7 +45,6 @@ const KNOWN: ReadonlySet<string> = new Set([
   'folders: engine/registry <-> engine/store',
   'long: engine/keymanager/token-service.ts',
   'long: engine/throttling/throttle-phase.ts',
-  'long: mediation/parse.ts',
   'up: conf/views/mediation.ts -> mediation/codecs.ts',
   'up: conf/views/passthru.ts -> transport/front-door/client-connection.ts',
   'up: conf/views/passthru.ts -> transport/front-door/request-target.ts',
