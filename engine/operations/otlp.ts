@@ -4,7 +4,7 @@ import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opent
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import type { Logger } from 'pino';
 import { SLUICE_VERSION } from '../../conf/version.js';
-import type { SpanReporter, ZipkinSpan } from './tracing.js';
+import type { SpanReporter, ZipkinSpan } from './span-reporter.js';
 
 export interface OtlpSettings {
   /** OTLP/HTTP traces URL, `http://collector:4318/v1/traces`. */

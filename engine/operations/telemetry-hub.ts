@@ -7,7 +7,8 @@ import { AccessLog, type ServletRecord } from './access-log.js';
 import { AnalyticsLog } from './analytics.js';
 import { NodeMetrics } from './metrics.js';
 import { SENSITIVE_HEADERS } from '../../transport/sensitive-fields.js';
-import { reportersFor, spansOf, type SpanReporter } from './tracing.js';
+import type { SpanReporter } from './span-reporter.js';
+import { reportersFor, spansOf } from './tracing.js';
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 

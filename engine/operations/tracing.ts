@@ -4,6 +4,7 @@ import type { TracingView } from '../../conf/views/operations.js';
 import type { CallRecord } from '../gateway/telemetry/types.js';
 import { FileSink } from './file-sink.js';
 import { OtlpReporter } from './otlp.js';
+import type { SpanReporter, ZipkinSpan } from './span-reporter.js';
 
 /**
  * Spans of gateway calls ([apim.open_tracer], [sluice.tracing.otlp]). Sluice builds Zipkin JSON v2 spans
@@ -11,19 +12,6 @@ import { OtlpReporter } from './otlp.js';
  * undici, writes them, one JSON span per line, to <home>/repository/logs/tracer.log with log_tracer, and
  * hands the same spans to OpenTelemetry's OTLP/HTTP exporter (otlp.ts) when [sluice.tracing.otlp] is on.
  */
-export interface ZipkinSpan {
-  readonly traceId: string;
-  readonly id: string;
-  readonly parentId?: string;
-  readonly name: string;
-  readonly kind: 'SERVER' | 'CLIENT';
-  /** Microseconds since the epoch. */
-  readonly timestamp: number;
-  readonly duration: number;
-  readonly localEndpoint: { readonly serviceName: string };
-  readonly remoteEndpoint?: { readonly serviceName?: string; readonly ipv4?: string; readonly ipv6?: string; readonly port?: number };
-  readonly tags: Readonly<Record<string, string>>;
-}
 
 const us = (ms: number): number => Math.round(ms * 1000);
 
@@ -103,11 +91,6 @@ export function spansOf(r: CallRecord, serviceName: string): ZipkinSpan[] {
     tags: backendTags,
   };
   return [server, client];
-}
-
-export interface SpanReporter {
-  add(spans: readonly ZipkinSpan[]): void;
-  close(): Promise<void>;
 }
 
 const MAX_QUEUE = 10_000;

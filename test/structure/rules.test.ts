@@ -38,7 +38,6 @@ const LAYERS: readonly (readonly string[])[] = [
  * issue 19's kernel removes.)
  */
 const KNOWN: ReadonlySet<string> = new Set([
-  'cycle: engine/operations/otlp.ts engine/operations/tracing.ts',
   'cycle: transport/front-door/client-connection.ts transport/front-door/client-exchange.ts',
   'cycle: transport/sender/backend-connection.ts transport/sender/exchange.ts transport/sender/host-pool.ts',
   'folders: conf <-> transport',
