@@ -1,15 +1,22 @@
 import type { Logger } from 'pino';
 import type { EventBus } from '../events/event-bus.js';
-import type { ApimStore } from '../store/index.js';
 import { DeclarativeDirectory } from './declarative-directory.js';
 import { readApiFile } from './api-file.js';
 import type { ApiDefinition } from './types.js';
+
+/**
+ * The APIs written through the admin REST API, as the registry reads them: engine/store's ApiTable (the
+ * registry sits below the store, so the store implements this rather than the registry importing it).
+ */
+export interface StoredApiSource {
+  list(): Promise<readonly ApiDefinition[]>;
+}
 
 export interface ApiRegistryOptions {
   /** <home>/repository/deployment/server/apis */
   readonly dir: string;
   /** The apim_db store (or a gateway-worker's replica); null: the files only. */
-  readonly store: ApimStore | null;
+  readonly store: { readonly apis: StoredApiSource } | null;
   readonly bus: EventBus;
   readonly log: Logger;
   /** Rescan of the folder beside the watcher, ms. */

@@ -1,3 +1,4 @@
+import type { StoredApiSource } from '../registry/api-registry.js';
 import type { ApiDefinition, LifecycleState } from '../registry/types.js';
 import type { Db } from './db.js';
 
@@ -24,7 +25,7 @@ function toApi(r: ApiRow): ApiDefinition {
 }
 
 /** The `apis` table: APIs written through the admin REST API (and the replica of a gateway-worker). */
-export class ApiTable {
+export class ApiTable implements StoredApiSource {
   constructor(private readonly db: Db) {}
 
   async list(): Promise<ApiDefinition[]> {

@@ -41,13 +41,11 @@ const KNOWN: ReadonlySet<string> = new Set([
   'cycle: transport/front-door/client-connection.ts transport/front-door/client-exchange.ts',
   'cycle: transport/sender/backend-connection.ts transport/sender/exchange.ts transport/sender/host-pool.ts',
   'folders: conf <-> transport',
-  'folders: engine/registry <-> engine/store',
   'long: engine/keymanager/token-service.ts',
   'long: engine/throttling/throttle-phase.ts',
   'up: conf/views/mediation.ts -> mediation/codecs.ts',
   'up: conf/views/passthru.ts -> transport/front-door/client-connection.ts',
   'up: conf/views/passthru.ts -> transport/front-door/request-target.ts',
-  'up: engine/registry/api-registry.ts -> engine/store/index.ts',
 ]);
 
 function areaOf(file: string): string {
