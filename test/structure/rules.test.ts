@@ -41,7 +41,6 @@ const KNOWN: ReadonlySet<string> = new Set([
   'cycle: transport/front-door/client-connection.ts transport/front-door/client-exchange.ts',
   'cycle: transport/sender/backend-connection.ts transport/sender/exchange.ts transport/sender/host-pool.ts',
   'folders: conf <-> transport',
-  'long: engine/keymanager/token-service.ts',
   'long: engine/throttling/throttle-phase.ts',
   'up: conf/views/mediation.ts -> mediation/codecs.ts',
   'up: conf/views/passthru.ts -> transport/front-door/client-connection.ts',
