@@ -1,6 +1,7 @@
 import tls from 'node:tls';
-import type { HostPool, HostPoolOptions } from '../../transport/sender/host-pool.js';
+import type { HostPool } from '../../transport/sender/host-pool.js';
 import { HostPool as Pool } from '../../transport/sender/host-pool.js';
+import type { HostPoolOptions } from '../../transport/sender/pool-options.js';
 import type { ProxyRules } from '../../transport/sender/proxy-rules.js';
 
 /** Where a call goes: the pool of connections and what the request line and Host header must say. */

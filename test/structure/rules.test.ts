@@ -39,7 +39,6 @@ const LAYERS: readonly (readonly string[])[] = [
  */
 const KNOWN: ReadonlySet<string> = new Set([
   'cycle: transport/front-door/client-connection.ts transport/front-door/client-exchange.ts',
-  'cycle: transport/sender/backend-connection.ts transport/sender/exchange.ts transport/sender/host-pool.ts',
   'folders: conf <-> transport',
   'long: engine/throttling/throttle-phase.ts',
   'up: conf/views/mediation.ts -> mediation/codecs.ts',

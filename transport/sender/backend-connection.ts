@@ -6,8 +6,8 @@ import { BodyMode } from './sender-handler.js';
 import {
   HTTPParser, SKIP_BODY, STOP_AT_HEAD, kOnBody, kOnHeaders, kOnHeadersComplete, kOnMessageComplete, type LlhttpParser,
 } from './http-parser.js';
-import type { Exchange } from './exchange.js';
-import type { HostPool } from './host-pool.js';
+import type { Exchange, ExchangeWire } from './exchange.js';
+import type { HostPoolOptions } from './pool-options.js';
 
 const CRLF = '\r\n';
 
@@ -32,12 +32,23 @@ function plainBodyLength(headers: readonly string[]): number {
   return length;
 }
 
+/** What a connection needs of its pool (HostPool). */
+export interface ConnectionPool {
+  readonly options: HostPoolOptions;
+  /** Connected: it takes a waiting exchange or goes idle. */
+  onConnectionReady(conn: BackendConnection): void;
+  /** Its exchange is over and it may be reused. */
+  release(conn: BackendConnection): void;
+  onConnectFailed(conn: BackendConnection, err: BackendTransportError): void;
+  onConnectionClosed(conn: BackendConnection): void;
+}
+
 /**
  * One HTTP/1.1 connection to a backend: carries one exchange at a time (no pipelining), parses responses
  * with llhttp, and goes back to its pool's idle list when both the request and the response are complete
  * and both sides allow keep-alive.
  */
-export class BackendConnection {
+export class BackendConnection implements ExchangeWire {
   readonly socket: net.Socket;
   private readonly parser: LlhttpParser;
   exchange: Exchange | null = null;
@@ -63,7 +74,7 @@ export class BackendConnection {
    */
   private bodyLeft = -1;
 
-  constructor(readonly pool: HostPool, readBuffer: Buffer) {
+  constructor(readonly pool: ConnectionPool, readBuffer: Buffer) {
     const o = pool.options;
     this.parser = new HTTPParser();
     this.parser.initialize(HTTPParser.RESPONSE, {}, o.maxHeaderSize, 0);

@@ -1,8 +1,26 @@
 import { ProtocolState } from '../protocol-state.js';
 import { BackendTransportError, TransportErrorCode } from '../transport-errors.js';
 import { BodyMode, type OutboundRequest, type SenderHandler } from './sender-handler.js';
-import type { BackendConnection } from './backend-connection.js';
-import type { HostPool } from './host-pool.js';
+
+/** What an exchange needs of the connection that carries it (BackendConnection); it knows no more of it. */
+export interface ExchangeWire {
+  writeHead(head: string): boolean;
+  writeBody(chunk: Buffer, mode: BodyMode): boolean;
+  endBody(mode: BodyMode): void;
+  pauseReading(): void;
+  resumeReading(): void;
+  /** The owner gave up on the exchange: the connection cannot be trusted for reuse. */
+  abandon(): void;
+}
+
+/** What an exchange needs of its pool (HostPool). */
+export interface ExchangePool {
+  readonly options: { readonly ioBufferSize: number };
+  /** Sends the exchange again, on another connection. */
+  requeue(ex: Exchange): void;
+  /** The exchange no longer waits for a connection. */
+  removeWaiting(ex: Exchange): void;
+}
 
 /**
  * One request/response with a backend, and its protocol state. The owner writes the request body with
@@ -11,7 +29,7 @@ import type { HostPool } from './host-pool.js';
  */
 export class Exchange {
   state: ProtocolState = ProtocolState.REQUEST_READY;
-  conn: BackendConnection | null = null;
+  conn: ExchangeWire | null = null;
   readPaused = false;
   /** Ended (response complete, failed or aborted): no further callbacks. */
   private finished = false;
@@ -22,10 +40,10 @@ export class Exchange {
   private replied = false;
   private retried = false;
 
-  constructor(readonly pool: HostPool, readonly req: OutboundRequest, readonly handler: SenderHandler) {}
+  constructor(readonly pool: ExchangePool, readonly req: OutboundRequest, readonly handler: SenderHandler) {}
 
   /** Called by the connection when it takes this exchange: writes the head and any buffered body. */
-  attach(conn: BackendConnection): void {
+  attach(conn: ExchangeWire): void {
     this.conn = conn;
     this.state = ProtocolState.REQUEST_HEAD;
     this.handler.onConnect();

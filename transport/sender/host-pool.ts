@@ -1,33 +1,8 @@
-import type tls from 'node:tls';
-import { BackendConnection } from './backend-connection.js';
-import { Exchange } from './exchange.js';
+import { BackendConnection, type ConnectionPool } from './backend-connection.js';
+import { Exchange, type ExchangePool } from './exchange.js';
+import type { HostPoolOptions } from './pool-options.js';
 import type { OutboundRequest, SenderHandler } from './sender-handler.js';
 import type { BackendTransportError } from '../transport-errors.js';
-
-export interface ProxyTarget {
-  readonly host: string;
-  readonly port: number;
-  /** `Basic ...` for proxy_username/proxy_password. */
-  readonly authorization?: string;
-}
-
-export interface HostPoolOptions {
-  readonly host: string;
-  readonly port: number;
-  /** TLS options for https backends (servername, ca, checkServerIdentity...), null for plain http. */
-  readonly tls: tls.ConnectionOptions | null;
-  readonly proxy: ProxyTarget | null;
-  /** http.max.connection.per.host.port */
-  readonly maxConnections: number;
-  /** !disable_connection_keepalive */
-  readonly keepAlive: boolean;
-  /** http.socket.timeout: no input within this period fails the exchange (101504 + state). */
-  readonly socketTimeoutMs: number;
-  readonly connectTimeoutMs: number;
-  /** io_buffer_size: read buffer size and the request-body high-water mark. */
-  readonly ioBufferSize: number;
-  readonly maxHeaderSize: number;
-}
 
 /** Gauges the metrics endpoint reads. */
 export interface HostPoolStats {
@@ -45,7 +20,7 @@ export interface HostPoolStats {
  * The connections of one io thread to one backend host:port (and proxy): idle keep-alive connections are
  * reused newest first; at `maxConnections` exchanges wait in order.
  */
-export class HostPool {
+export class HostPool implements ConnectionPool, ExchangePool {
   private readonly idle: BackendConnection[] = [];
   private readonly all = new Set<BackendConnection>();
   private readonly waiting: Exchange[] = [];

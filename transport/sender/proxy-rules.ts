@@ -1,6 +1,6 @@
 import { XMLParser } from 'fast-xml-parser';
 import type { ProxyProfileView, SenderProxyView } from '../../conf/views/passthru.js';
-import type { ProxyTarget } from './host-pool.js';
+import type { ProxyTarget } from './pool-options.js';
 
 /**
  * Host patterns of the proxy keys: `*` matches every host, `*.example.com` matches sub-domains of
