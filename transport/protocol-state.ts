@@ -2,14 +2,8 @@
  * The pass-through sender's protocol states (seed 000, "Transport sender protocol states"). A state's
  * value is added to a base transport error code: a timeout (101504) while REQUEST_DONE (3) is 101507.
  *
- * Transitions (Sluice's choice where the seed says "not shown"):
- *   REQUEST_READY -> REQUEST_HEAD   a backend connection is assigned and the request head is written
- *   REQUEST_HEAD  -> REQUEST_BODY   the first byte of a request body is written
- *   REQUEST_HEAD | REQUEST_BODY -> REQUEST_DONE   the whole request has been written
- *   REQUEST_DONE  -> RESPONSE_HEAD  the response status line and headers have been parsed
- *   RESPONSE_HEAD -> RESPONSE_BODY  the first byte of the response body arrives
- *   RESPONSE_HEAD | RESPONSE_BODY -> RESPONSE_DONE   the response is complete
- *   any -> CLOSING -> CLOSED        the exchange is being torn down / is over without a response
+ * The moves between them (Sluice's choice where the seed says "not shown") are the checked table of
+ * sender/exchange-state.ts; the values here are the seed's and do not change, codes are computed from them.
  */
 export const ProtocolState = {
   REQUEST_READY: 0,

@@ -2,6 +2,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { ProtocolState } from '../protocol-state.js';
 import { BackendTransportError, TransportErrorCode, baseForSocketError } from '../transport-errors.js';
+import { isResponding } from './exchange-state.js';
 import { BodyMode } from './sender-handler.js';
 import {
   HTTPParser, SKIP_BODY, STOP_AT_HEAD, kOnBody, kOnHeaders, kOnHeadersComplete, kOnMessageComplete, type LlhttpParser,
@@ -46,7 +47,8 @@ export interface ConnectionPool {
 /**
  * One HTTP/1.1 connection to a backend: carries one exchange at a time (no pipelining), parses responses
  * with llhttp, and goes back to its pool's idle list when both the request and the response are complete
- * and both sides allow keep-alive.
+ * and both sides allow keep-alive. Where the exchange stands (request written, response begun) is its
+ * protocol state, read from the exchange rather than kept here a second time.
  */
 export class BackendConnection implements ExchangeWire {
   readonly socket: net.Socket;
@@ -59,13 +61,8 @@ export class BackendConnection implements ExchangeWire {
   private keepAlive = false;
   private skipBody = false;
   private informational = false;
-  private requestComplete = false;
-  private responseComplete = false;
-  private writing = false;
   private headerParts: string[] | null = null;
   private connectTimer: NodeJS.Timeout | null = null;
-  /** The last reply ended before the request did: the connection cannot be reused. */
-  private earlyReply = false;
   /**
    * Bytes of a Content-Length body still to come, read straight from the socket's read buffer past the
    * parser; -1 while the parser reads (heads, chunked and close-delimited bodies). llhttp would hand each
@@ -153,9 +150,6 @@ export class BackendConnection implements ExchangeWire {
   /** Starts an exchange on this (connected, idle) connection. */
   assign(ex: Exchange): void {
     this.exchange = ex;
-    this.requestComplete = false;
-    this.responseComplete = false;
-    this.earlyReply = false;
     this.keepAlive = false;
     this.skipBody = ex.req.isHead;
     ex.attach(this);
@@ -168,12 +162,10 @@ export class BackendConnection implements ExchangeWire {
    * writes itself is checked first (transport/field-values.ts).
    */
   writeHead(head: string): boolean {
-    this.writing = true;
     return this.out.write(head, 'latin1');
   }
 
   writeBody(chunk: Buffer, mode: BodyMode): boolean {
-    this.writing = true;
     if (mode === BodyMode.CHUNKED) {
       if (chunk.length === 0) return true;
       const out = this.out;
@@ -187,11 +179,9 @@ export class BackendConnection implements ExchangeWire {
     return this.out.write(chunk);
   }
 
+  /** The request's end. A response that completed first has already detached the exchange: none is left to finish. */
   endBody(mode: BodyMode): void {
     if (mode === BodyMode.CHUNKED) this.out.write(LAST_CHUNK);
-    this.writing = false;
-    this.requestComplete = true;
-    if (this.responseComplete) this.finishExchange();
   }
 
   pauseReading(): void { this.out.pause(); }
@@ -306,21 +296,23 @@ export class BackendConnection implements ExchangeWire {
     if (ex) this.responseDone(ex);
   };
 
-  /** The response is whole (RESPONSE_DONE). */
+  /**
+   * The response is whole (RESPONSE_DONE): the exchange is over. A reply that ended before the request was
+   * written whole leaves the connection unusable (the rest of the request would be read as the next one).
+   */
   private responseDone(ex: Exchange): void {
-    this.responseComplete = true;
-    if (!this.requestComplete) this.earlyReply = true;
+    const earlyReply = !ex.requestSent;
     ex.onResponseComplete();
-    if (this.requestComplete || this.earlyReply) this.finishExchange();
+    this.finishExchange(earlyReply);
   }
 
   /** Both directions are over: back to the pool, or closed. */
-  private finishExchange(): void {
+  private finishExchange(earlyReply: boolean): void {
     const ex = this.exchange;
     this.exchange = null;
     if (ex) ex.detach();
     this.reused = true;
-    if (this.keepAlive && !this.earlyReply && this.pool.options.keepAlive && !this.closed) {
+    if (this.keepAlive && !earlyReply && this.pool.options.keepAlive && !this.closed) {
       // The owner may have stopped reading in the very read that ended the response. A pooled connection
       // reads: the next response, or the backend closing it (test/transport/pooled-connection-reading).
       if (ex?.readPaused) this.resumeReading();
@@ -333,7 +325,9 @@ export class BackendConnection implements ExchangeWire {
   // ---- failures ---------------------------------------------------------------------------------------
 
   private readonly onSocketError = (err: NodeJS.ErrnoException): void => {
-    const base = baseForSocketError(err.code, this.connected, this.writing);
+    const ex = this.exchange;
+    // Still writing: a request is on this connection and its end is not written yet.
+    const base = baseForSocketError(err.code, this.connected, ex !== null && !ex.requestSent);
     this.fail(base, `${err.code ?? 'error'}: ${err.message}`);
   };
 
@@ -343,7 +337,7 @@ export class BackendConnection implements ExchangeWire {
     if (ex && !this.closed) {
       // A close-delimited body ends here; anything else was cut short.
       if (this.bodyLeft > 0) { this.fail(TransportErrorCode.CONNECTION_CLOSED, 'backend closed mid-response'); return; }
-      if (ex.state >= ProtocolState.RESPONSE_HEAD) {
+      if (isResponding(ex.state)) {
         const r = this.parser.finish();
         if (this.exchange === null) { this.closeQuietly(); return; }
         if (r instanceof Error) { this.fail(TransportErrorCode.CONNECTION_CLOSED, 'backend closed mid-response'); return; }
