@@ -38,7 +38,6 @@ const LAYERS: readonly (readonly string[])[] = [
  * issue 19's kernel removes.)
  */
 const KNOWN: ReadonlySet<string> = new Set([
-  'cycle: transport/front-door/client-connection.ts transport/front-door/client-exchange.ts',
   'folders: conf <-> transport',
   'long: engine/throttling/throttle-phase.ts',
   'up: conf/views/mediation.ts -> mediation/codecs.ts',

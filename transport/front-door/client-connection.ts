@@ -4,7 +4,7 @@ import { HTTPParser, STOP_AT_HEAD, kOnBody, kOnHeaders, kOnHeadersComplete, kOnM
 import { checkHead, type DoorSettings } from './framing.js';
 import { RequestHead } from './request-head.js';
 import { DoorRefusal, Refusal } from './refusals.js';
-import { ClientExchange } from './client-exchange.js';
+import { ClientExchange, type ExchangeConnection } from './client-exchange.js';
 
 const METHODS = (createRequire(import.meta.url)('_http_common') as { methods: string[] }).methods;
 
@@ -77,7 +77,7 @@ function refusalOf(err: Error & { code?: string; reason?: string }, cfg: DoorCon
  * rules judge each head (framing.ts), and the exchanges are answered one at a time, in order. Requests a
  * client pipelines are parsed ahead (bounded) and wait their turn with their bodies.
  */
-export class ClientConnection {
+export class ClientConnection implements ExchangeConnection {
   private readonly parser: LlhttpParser = new HTTPParser();
   /** [0] is the exchange being answered; the rest were parsed ahead and wait. */
   private readonly queue: ClientExchange[] = [];

@@ -1,6 +1,32 @@
+import type net from 'node:net';
 import type { RequestHead } from './request-head.js';
 import type { DoorRefusal } from './refusals.js';
-import type { ClientConnection } from './client-connection.js';
+
+/**
+ * What an exchange, and whoever answers it, needs of its client connection (ClientConnection, which creates
+ * the exchanges: the import runs from the connection to the exchange only).
+ */
+export interface ExchangeConnection {
+  readonly socket: net.Socket;
+  readonly secure: boolean;
+  readonly remoteAddress: string;
+  readonly closed: boolean;
+  /** The gateway is stopping: the current exchange is the last one. */
+  readonly draining: boolean;
+  /** Bytes of request bodies held for exchanges waiting their turn. */
+  queuedBytes: number;
+  /** Bytes that came after an upgrade request's head (the first WebSocket frames). */
+  readonly upgradeRest: Buffer | null;
+  pauseReading(x: ClientExchange): void;
+  resumeReading(x: ClientExchange): void;
+  /** A write returned false: the send timeout runs until the socket drains. */
+  noteBackPressure(): void;
+  /** The exchange's response ended: the next one's turn, or the close. */
+  exchangeEnded(x: ClientExchange): void;
+  /** Hands the socket over (a WebSocket session). */
+  upgrade(): net.Socket;
+  destroy(): void;
+}
 
 /** What the one who answers an exchange (the gateway's MessageContext) hears from it. */
 export interface ExchangeHandler {
@@ -62,7 +88,7 @@ export class ClientExchange {
   ended = false;
   bytesOut = 0;
 
-  constructor(readonly conn: ClientConnection, readonly head: RequestHead) {}
+  constructor(readonly conn: ExchangeConnection, readonly head: RequestHead) {}
 
   get clientIp(): string { return this.conn.remoteAddress; }
   get secure(): boolean { return this.conn.secure; }
