@@ -1,6 +1,5 @@
 import type { Config } from '../config.js';
-import type { DoorConfig } from '../../transport/front-door/client-connection.js';
-import type { TargetRules } from '../../transport/front-door/request-target.js';
+import type { DoorConfig, TargetRules } from './front-door.js';
 
 /** [passthru_http] and Sluice's own keys there: the pass-through engine's tuning. */
 export interface PassthruView {

@@ -38,11 +38,8 @@ const LAYERS: readonly (readonly string[])[] = [
  * issue 19's kernel removes.)
  */
 const KNOWN: ReadonlySet<string> = new Set([
-  'folders: conf <-> transport',
   'long: engine/throttling/throttle-phase.ts',
   'up: conf/views/mediation.ts -> mediation/codecs.ts',
-  'up: conf/views/passthru.ts -> transport/front-door/client-connection.ts',
-  'up: conf/views/passthru.ts -> transport/front-door/request-target.ts',
 ]);
 
 function areaOf(file: string): string {

@@ -1,7 +1,8 @@
 import type net from 'node:net';
 import { createRequire } from 'node:module';
 import { HTTPParser, STOP_AT_HEAD, kOnBody, kOnHeaders, kOnHeadersComplete, kOnMessageBegin, kOnMessageComplete, type LlhttpParser } from '../sender/http-parser.js';
-import { checkHead, type DoorSettings } from './framing.js';
+import type { DoorConfig } from '../../conf/views/front-door.js';
+import { checkHead } from './framing.js';
 import { RequestHead } from './request-head.js';
 import { DoorRefusal, Refusal } from './refusals.js';
 import { ClientExchange, type ExchangeConnection } from './client-exchange.js';
@@ -16,26 +17,6 @@ export interface DoorHandler {
   onRefused(x: ClientExchange, r: DoorRefusal): void;
   /** A WebSocket upgrade request, active: run the handshake, then `conn.upgrade()` or answer through `x`. */
   onUpgrade(x: ClientExchange): void;
-}
-
-/** Timeouts of the client side ([passthru_http] client_*_timeout), ms. */
-export interface DoorTimeouts {
-  /** From the first byte of a head (or the connection's start) to its end. */
-  readonly headerMs: number;
-  /** Between two reads of a request body. */
-  readonly bodyMs: number;
-  /** An idle keep-alive connection between requests. */
-  readonly keepAliveMs: number;
-  /** A client that takes none of the response for this long. */
-  readonly sendMs: number;
-}
-
-export interface DoorConfig extends DoorSettings {
-  readonly timeouts: DoorTimeouts;
-  /** Requests parsed ahead of the one being answered (pipelining) before reading stops. */
-  readonly maxPipelined: number;
-  /** Bytes of request bodies held for exchanges waiting their turn before reading stops. */
-  readonly maxQueuedBytes: number;
 }
 
 /** Where the parser is between reads. */

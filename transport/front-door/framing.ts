@@ -1,17 +1,7 @@
 import { RequestHead } from './request-head.js';
 import { DoorRefusal, Refusal } from './refusals.js';
-import { normalizePath, TargetRefusal, type NormalizedTarget, type TargetRules } from './request-target.js';
-
-/** The front door's limits and rules ([passthru_http] keys, docs/security.md). */
-export interface DoorSettings {
-  /** Longest request target accepted (414 above). */
-  readonly maxTargetBytes: number;
-  /** Largest header section (names, values, `: ` and CRLF) accepted (431 above). */
-  readonly maxHeaderBytes: number;
-  /** Most header fields accepted (431 above). */
-  readonly maxHeaderCount: number;
-  readonly target: TargetRules;
-}
+import { normalizePath, TargetRefusal, type NormalizedTarget } from './request-target.js';
+import type { DoorSettings } from '../../conf/views/front-door.js';
 
 const TARGET_REASON: Record<number, string> = {
   [TargetRefusal.BAD_ENCODING]: 'an invalid percent-encoding',

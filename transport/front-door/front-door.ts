@@ -1,7 +1,8 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { createRequire } from 'node:module';
-import { ClientConnection, type DoorConfig, type DoorHandler } from './client-connection.js';
+import type { DoorConfig } from '../../conf/views/front-door.js';
+import { ClientConnection, type DoorHandler } from './client-connection.js';
 
 /** The TLS material of an HTTPS listener (PEM). */
 export interface DoorTls {

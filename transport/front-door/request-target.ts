@@ -9,10 +9,13 @@
  * overlong encoding, a `..` above the root) is refused rather than guessed at: backends disagree on those,
  * which is what every path-confusion advisory in docs/security.md, "The request target" exploited.
  *
- * Pure and synchronous, no imports: the front door calls it on the io thread for every request. A path with
- * none of `%` `\` `;` `#`, no control, space or non-ASCII byte, no `.` or `..` segment and no `//` (when
- * merging) is returned as it came, after one scan and with no allocation: that is nearly every call.
+ * Pure and synchronous, no code imported (only the rules' type, from conf): the front door calls it on the io
+ * thread for every request. A path with none of `%` `\` `;` `#`, no control, space or non-ASCII byte, no `.`
+ * or `..` segment and no `//` (when merging) is returned as it came, after one scan and with no allocation:
+ * that is nearly every call.
  */
+
+import type { TargetRules } from '../../conf/views/front-door.js';
 
 /** Why a path was refused (NONE: it was not). */
 export const TargetRefusal = {
@@ -37,18 +40,6 @@ export const TargetRefusal = {
   BAD_FORM: 9,
 } as const;
 export type TargetRefusal = (typeof TargetRefusal)[keyof typeof TargetRefusal];
-
-/** What to do with what has no single meaning ([passthru_http] path_* keys). */
-export interface TargetRules {
-  /** `%2F` and `%5C`: refuse (default) or keep encoded, matched as data. */
-  readonly escapedSlash: 'reject' | 'keep';
-  /** A raw `\`: refuse (default) or treat as `/` (WHATWG URL parsing). */
-  readonly backslash: 'reject' | 'slash';
-  /** `;` in a segment: refuse (default) or drop `;...` up to the next `/`. */
-  readonly pathParameters: 'reject' | 'strip';
-  /** `//` -> `/` (default true). */
-  readonly mergeSlashes: boolean;
-}
 
 /** The defaults of the [passthru_http] path_* keys: refuse whatever is ambiguous, merge slashes. */
 export const DEFAULT_TARGET_RULES: TargetRules = Object.freeze({

@@ -2,8 +2,9 @@ import t from 'tap';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
-  DEFAULT_TARGET_RULES, normalizeGeneral, normalizePath, TargetRefusal, type NormalizedTarget, type TargetRules,
+  DEFAULT_TARGET_RULES, normalizeGeneral, normalizePath, TargetRefusal, type NormalizedTarget,
 } from '../../../transport/front-door/request-target.js';
+import type { TargetRules } from '../../../conf/views/front-door.js';
 import { prng } from '../../helpers/prng.js';
 
 interface Case {
