@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { CodecModuleRef, CodecSettings } from '../conf/views/mediation.js';
 import { CodecLoadError } from './errors.js';
 import {
   isXmlElement, jsonToXml, parseXmlBody, serializeXml, soapPayload, soapVersion, textContent, xmlToJson,
@@ -46,24 +47,8 @@ export interface CustomBuilderModule { build(buffer: Buffer, contentType: string
 /** A custom formatter module: `export function format(message, contentType)` returning the body to send. */
 export interface CustomFormatterModule { format(message: FormatSource, contentType: string): Buffer | string | Uint8Array }
 
-export interface CodecModuleRef {
-  /** Media type, `application/x-acme` (parameters ignored). */
-  readonly contentType: string;
-  /** JS module path, absolute or relative to the home. */
-  readonly module: string;
-}
-
-/** Plain data (posted to io threads), from conf/views/mediation.ts. */
-export interface CodecSettings {
-  readonly builders: readonly CodecModuleRef[];
-  readonly formatters: readonly CodecModuleRef[];
-  /** Values matching it stay strings in XML -> JSON conversion ([mediation] synapse.disable_auto_primitive_regex). */
-  readonly disableAutoPrimitiveRegex: string | null;
-  /** [mediation] synapse.preserve_namespace_on_xml_to_json. */
-  readonly preserveNamespaceOnXmlToJson: boolean;
-  /** Base for relative module paths. */
-  readonly home: string;
-}
+/** What configuration says of the codecs (conf/views/mediation.ts), named here too for codec users. */
+export type { CodecModuleRef, CodecSettings };
 
 export class BodyBuildError extends Error {}
 

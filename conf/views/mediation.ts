@@ -1,5 +1,4 @@
 import type { Config } from '../config.js';
-import type { CodecModuleRef, CodecSettings } from '../../mediation/codecs.js';
 
 /** What the mediation engine reads from deployment.toml ([mediation], builders and formatters). Plain data. */
 export interface MediationView {
@@ -11,6 +10,26 @@ export interface MediationView {
   readonly codecs: CodecSettings;
   /** [mediation] respond_reflects_request_headers: `<respond/>` in a request flow sends the request's headers back. */
   readonly respondReflectsRequestHeaders: boolean;
+}
+
+/** A custom builder or formatter: the module that serves a media type. */
+export interface CodecModuleRef {
+  /** Media type, `application/x-acme` (parameters ignored). */
+  readonly contentType: string;
+  /** JS module path, absolute or relative to the home. */
+  readonly module: string;
+}
+
+/** The builders, formatters and conversion options: plain data, posted to io threads (mediation/codecs.ts loads them). */
+export interface CodecSettings {
+  readonly builders: readonly CodecModuleRef[];
+  readonly formatters: readonly CodecModuleRef[];
+  /** Values matching it stay strings in XML -> JSON conversion ([mediation] synapse.disable_auto_primitive_regex). */
+  readonly disableAutoPrimitiveRegex: string | null;
+  /** [mediation] synapse.preserve_namespace_on_xml_to_json. */
+  readonly preserveNamespaceOnXmlToJson: boolean;
+  /** Base for relative module paths. */
+  readonly home: string;
 }
 
 /** [message_builders] / [message_formatters] keys and the content types they stand for. */

@@ -39,7 +39,6 @@ const LAYERS: readonly (readonly string[])[] = [
  */
 const KNOWN: ReadonlySet<string> = new Set([
   'long: engine/throttling/throttle-phase.ts',
-  'up: conf/views/mediation.ts -> mediation/codecs.ts',
 ]);
 
 function areaOf(file: string): string {
