@@ -72,6 +72,13 @@ export const NOTE_OVER_QUOTA = 2;
 /** Share of a limit one node may admit on credit at the start of a window, before its first lease. */
 export const CREDIT_SHARE = 0.04;
 
+/** What CounterTable's compare-and-swap loop does with the value it read (see cas()); the counting ops first. */
+const CAS_ACQUIRE = 0;
+const CAS_ACQUIRE_UNDER = 1;
+const CAS_ADD = 2;
+const CAS_RELEASE = 3;
+const CAS_NOTE = 4;
+
 /** What the main thread passes to the io threads (structured clone shares the buffers). */
 export interface SharedCounters {
   readonly table: SharedArrayBuffer;
@@ -187,57 +194,66 @@ export class CounterTable {
    * is returned; else the count is unchanged (in `this.count`) and false is returned.
    */
   acquire(slot: number, winNo: number, limit: number, amount: number): boolean {
-    const w = this.words;
-    const at = slot * SLOT_WORDS + W_COUNT;
-    const tag = winNo % WIN_MOD;
-    for (;;) {
-      const cur = Atomics.load(w, at);
-      scratch64[0] = cur;
-      const c = scratch32[HI] === tag ? scratch32[LO]! >>> 0 : 0;
-      if (c + amount > limit) { this.count = c; return false; }
-      if (Atomics.compareExchange(w, at, cur, pack(tag, Math.min(c + amount, MAX_VALUE))) === cur) { this.count = c + amount; return true; }
-    }
+    return this.cas(CAS_ACQUIRE, slot * SLOT_WORDS + W_COUNT, winNo % WIN_MOD, amount, limit);
   }
 
   /** Admits when the count is still under `limit` (bytes: the call's size is not known in advance), then adds. */
   acquireUnder(slot: number, winNo: number, limit: number, amount: number): boolean {
-    const w = this.words;
-    const at = slot * SLOT_WORDS + W_COUNT;
-    const tag = winNo % WIN_MOD;
-    for (;;) {
-      const cur = Atomics.load(w, at);
-      scratch64[0] = cur;
-      const c = scratch32[HI] === tag ? scratch32[LO]! >>> 0 : 0;
-      if (c >= limit) { this.count = c; return false; }
-      if (Atomics.compareExchange(w, at, cur, pack(tag, Math.min(c + amount, MAX_VALUE))) === cur) { this.count = c + amount; return true; }
-    }
+    return this.cas(CAS_ACQUIRE_UNDER, slot * SLOT_WORDS + W_COUNT, winNo % WIN_MOD, amount, limit);
   }
 
   /** Adds without a limit; returns the count after. */
   add(slot: number, winNo: number, amount: number): number {
-    const w = this.words;
-    const at = slot * SLOT_WORDS + W_COUNT;
-    const tag = winNo % WIN_MOD;
-    for (;;) {
-      const cur = Atomics.load(w, at);
-      scratch64[0] = cur;
-      const c = scratch32[HI] === tag ? scratch32[LO]! >>> 0 : 0;
-      const next = Math.min(c + amount, MAX_VALUE);
-      if (Atomics.compareExchange(w, at, cur, pack(tag, next)) === cur) { this.count = next; return next; }
-    }
+    this.cas(CAS_ADD, slot * SLOT_WORDS + W_COUNT, winNo % WIN_MOD, amount, 0);
+    return this.count;
   }
 
   /** Gives back what acquire took (a later level refused the call). Nothing when the window has rolled. */
   release(slot: number, winNo: number, amount: number): void {
+    this.cas(CAS_RELEASE, slot * SLOT_WORDS + W_COUNT, winNo % WIN_MOD, amount, 0);
+  }
+
+  /**
+   * The one compare-and-swap loop of the table, behind every change of a tagged word: reads the word at
+   * `at` (its value counts as 0 when the word holds another window than `tag`), works out the next value
+   * as `op` says, and swaps in (tag, next), next kept within MAX_VALUE; when another thread changed the word
+   * in between, it reads again. True when the word was changed; false when `op` declined (over the limit,
+   * a release for another window, the bit already set), and then nothing was written. The counting ops
+   * leave the count in `this.count`.
+   *
+   * `op` and its arguments are plain numbers: a call allocates nothing (a closure per operation would, on
+   * every call). Keep the body small: V8 inlines it into the throttle's hot path (level-counter.ts) only
+   * while the caller's inlining budget lasts, and a call instead costs the passing call a few percent.
+   */
+  private cas(op: number, at: number, tag: number, amount: number, limit: number): boolean {
     const w = this.words;
-    const at = slot * SLOT_WORDS + W_COUNT;
-    const tag = winNo % WIN_MOD;
     for (;;) {
       const cur = Atomics.load(w, at);
       scratch64[0] = cur;
-      if (scratch32[HI] !== tag) return;
-      const c = scratch32[LO]! >>> 0;
-      if (Atomics.compareExchange(w, at, cur, pack(tag, Math.max(0, c - amount))) === cur) return;
+      const same = scratch32[HI] === tag;
+      const c = same ? scratch32[LO]! >>> 0 : 0;
+      let next = c + amount;
+      switch (op) {
+        case CAS_ACQUIRE:
+          if (next > limit) { this.count = c; return false; }
+          break;
+        case CAS_ACQUIRE_UNDER:
+          if (c >= limit) { this.count = c; return false; }
+          break;
+        case CAS_RELEASE:
+          if (!same) return false;
+          next = c > amount ? c - amount : 0;
+          break;
+        case CAS_NOTE: // `amount` is the bit
+          if ((c & amount) !== 0) return false;
+          next = c | amount;
+          break;
+        // CAS_ADD: no limit.
+      }
+      if (Atomics.compareExchange(w, at, cur, pack(tag, next > MAX_VALUE ? MAX_VALUE : next)) === cur) {
+        if (op <= CAS_ADD) this.count = op === CAS_ADD && next > MAX_VALUE ? MAX_VALUE : next;
+        return true;
+      }
     }
   }
 
@@ -275,16 +291,7 @@ export class CounterTable {
 
   /** Sets a NOTE bit for the window; true for the one caller that set it first. */
   note(slot: number, winNo: number, bit: number): boolean {
-    const w = this.words;
-    const at = slot * SLOT_WORDS + W_NOTE;
-    const tag = winNo % WIN_MOD;
-    for (;;) {
-      const cur = Atomics.load(w, at);
-      scratch64[0] = cur;
-      const bits = scratch32[HI] === tag ? scratch32[LO]! : 0;
-      if ((bits & bit) !== 0) return false;
-      if (Atomics.compareExchange(w, at, cur, pack(tag, bits | bit)) === cur) return true;
-    }
+    return this.cas(CAS_NOTE, slot * SLOT_WORDS + W_NOTE, winNo % WIN_MOD, bit, 0);
   }
 
   /** Keeps the slot's window length and limit current for the main thread. */
