@@ -38,7 +38,6 @@ const LAYERS: readonly (readonly string[])[] = [
  * issue 19's kernel removes.)
  */
 const KNOWN: ReadonlySet<string> = new Set([
-  'long: engine/throttling/throttle-phase.ts',
 ]);
 
 function areaOf(file: string): string {
