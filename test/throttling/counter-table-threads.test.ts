@@ -1,20 +1,20 @@
 import t from 'tap';
 import { Worker } from 'node:worker_threads';
-import { CounterTable, MAX_VALUE, NOTE_OVER_QUOTA, NOTE_THROTTLED, W_NOTE, createSharedCounters, unpack } from '../../engine/throttling/counter-table.js';
+import { CounterTable, MAX_VALUE, NOTE_OVER_QUOTA, NOTE_THROTTLED, W_NOTE, createSharedCounters, unpack, type SharedCounters } from '../../engine/throttling/counter-table.js';
 import { fingerprint, hashOf } from '../../engine/throttling/hash.js';
 
 const modUrl = new URL('../../engine/throttling/counter-table.ts', import.meta.url).href;
 const hashUrl = new URL('../../engine/throttling/hash.ts', import.meta.url).href;
 
-interface Hammering {
+interface Job {
+  readonly shared: SharedCounters;
+  readonly keys: readonly string[];
   readonly calls: number;
   readonly op?: 'acquire' | 'acquireUnder' | 'add' | 'release' | 'note';
   readonly limit?: number;
   readonly amount?: number;
   /** A fixed window number; else the current one of hour-long windows. */
   readonly win?: number;
-  /** A gate the threads of a race pass together (race() makes it). */
-  readonly start?: SharedArrayBuffer;
 }
 
 interface Hammered {
@@ -23,27 +23,24 @@ interface Hammered {
   readonly won: Uint8Array;
 }
 
-function hammer(shared: unknown, keys: string[], o: Hammering): Promise<Hammered> {
+/** A thread doing `jobs` one after the other; with a gate, each job starts with the other thread's. */
+function hammer(jobs: readonly Job[], gate?: SharedArrayBuffer): Promise<Hammered[]> {
   return new Promise((resolve, reject) => {
-    const w = new Worker(new URL('./workers/hammer.mjs', import.meta.url), { workerData: { modUrl, hashUrl, shared, keys, windowMs: 3_600_000, ...o } });
+    const w = new Worker(new URL('./workers/hammer.mjs', import.meta.url), { workerData: { modUrl, hashUrl, jobs, gate } });
     w.once('message', resolve);
     w.once('error', reject);
   });
 }
 
-/** Two threads on the same counters, released together once both are up. */
-async function race(shared: unknown, keys: string[], a: Hammering, b: Hammering): Promise<[Hammered, Hammered]> {
-  const start = new SharedArrayBuffer(8);
-  const gate = new Int32Array(start);
-  const done = Promise.all([hammer(shared, keys, { ...a, start }), hammer(shared, keys, { ...b, start })]);
-  while (Atomics.load(gate, 0) < 2) await new Promise((r) => setTimeout(r, 5));
-  Atomics.store(gate, 1, 1);
-  Atomics.notify(gate, 1);
-  return done;
+/** Two threads racing through pairs of jobs, each pair on the same counters and started together. */
+async function races(pairs: readonly (readonly [Job, Job])[]): Promise<[Hammered, Hammered][]> {
+  const gate = new SharedArrayBuffer(4 * pairs.length);
+  const [a, b] = await Promise.all([hammer(pairs.map((p) => p[0]), gate), hammer(pairs.map((p) => p[1]), gate)]);
+  return pairs.map((_, i) => [a[i]!, b[i]!]);
 }
 
 /** The table's slot of each key (claimed by the threads, or here when new). */
-function slotsOf(table: CounterTable, keys: string[]): number[] {
+function slotsOf(table: CounterTable, keys: readonly string[]): number[] {
   return keys.map((k) => table.slotOf(hashOf(k)));
 }
 
@@ -52,7 +49,7 @@ t.test('threads racing on shared counters admit exactly the limit, and claim eac
   const keys = Array.from({ length: 20 }, (_, i) => `k\u001f${i}`);
   const limit = 10_000;
   // Four threads, each trying 1.5 x the limit on every key: every admission is a compare-and-swap race.
-  const results = await Promise.all([0, 1, 2, 3].map(() => hammer(shared, keys, { calls: 15_000 * keys.length, limit })));
+  const results = (await Promise.all([0, 1, 2, 3].map(() => hammer([{ shared, keys, calls: 15_000 * keys.length, limit }])))).map((r) => r[0]!);
   for (let k = 0; k < keys.length; k++) {
     const total = results.reduce((n, r) => n + r.admitted[k]!, 0);
     if (total !== limit) t.fail(`key ${k}: ${total} admitted, limit ${limit}`);
@@ -144,64 +141,66 @@ t.test('two threads racing each operation: no count lost, none counted twice', a
   const keys = Array.from({ length: 8 }, (_, i) => `race\u001f${i}`);
   const per = 20_000;
   const calls = per * keys.length;
-  const sum = (r: Hammered, k: number): number => r.admitted[k]!;
-
-  await t.test('acquire: exactly the limit', async (t) => {
+  const limit = 30_000;
+  const bytesLimit = 100_000;
+  const amount = 7;
+  /** Counters whose keys already count `n` in window 1. */
+  const holding = (n: number): SharedCounters => {
     const shared = createSharedCounters(1024);
-    const limit = 30_000;
-    const [a, b] = await race(shared, keys, { op: 'acquire', calls, limit, win: 1 }, { op: 'acquire', calls, limit, win: 1 });
     const table = new CounterTable(shared);
-    const slots = slotsOf(table, keys);
-    t.same(keys.map((_, k) => sum(a, k) + sum(b, k)), keys.map(() => limit), 'admitted');
-    t.same(slots.map((s) => table.countIn(s, 1)), keys.map(() => limit), 'counted');
+    for (const slot of slotsOf(table, keys)) table.add(slot, 1, n);
+    return shared;
+  };
+  const both = (job: Job): [Job, Job] => [job, job];
+  // Notes: many keys in one window (a NOTE word remembers only its latest window), three rounds; the threads
+  // go over the keys in the same order, so they race for each key's first note.
+  const many = Array.from({ length: 4000 }, (_, i) => `note\u001f${i}`);
+  const jobs: Record<string, [Job, Job]> = {
+    acquire: both({ shared: createSharedCounters(1024), keys, op: 'acquire', calls, limit, win: 1 }),
+    acquireUnder: both({ shared: createSharedCounters(1024), keys, op: 'acquireUnder', calls, limit: bytesLimit, amount, win: 1 }),
+    add: both({ shared: createSharedCounters(1024), keys, op: 'add', calls, win: 1 }),
+    release: both({ shared: holding(2 * per + 5), keys, op: 'release', calls, win: 1 }),
+    mixed: ((shared) => [{ shared, keys, op: 'add', calls, win: 1 }, { shared, keys, op: 'release', calls, win: 1 }] as [Job, Job])(holding(per)),
+    note: both({ shared: createSharedCounters(8192), keys: many, op: 'note', calls: 3 * many.length, win: 1 }),
+  };
+  const names = Object.keys(jobs);
+  const done = await races(names.map((n) => jobs[n]!));
+  const result = (n: string): [Hammered, Hammered] => done[names.indexOf(n)]!;
+  const countsOf = (n: string, ks: readonly string[] = keys): number[] => {
+    const table = new CounterTable(jobs[n]![0].shared);
+    return slotsOf(table, ks).map((s) => table.countIn(s, 1));
+  };
+  const admitted = (n: string): number[] => keys.map((_, k) => result(n)[0].admitted[k]! + result(n)[1].admitted[k]!);
+
+  t.test('acquire: exactly the limit', async (t) => {
+    t.same(admitted('acquire'), keys.map(() => limit), 'admitted');
+    t.same(countsOf('acquire'), keys.map(() => limit), 'counted');
+    const [a, b] = result('acquire');
     t.equal(a.claimed.length + b.claimed.length, keys.length, 'each key claimed once');
   });
 
-  await t.test('acquireUnder: every admission saw the count under the limit', async (t) => {
-    const shared = createSharedCounters(1024);
-    const limit = 100_000;
-    const amount = 7;
-    const [a, b] = await race(shared, keys, { op: 'acquireUnder', calls, limit, amount, win: 1 }, { op: 'acquireUnder', calls, limit, amount, win: 1 });
-    const table = new CounterTable(shared);
-    const counted = slotsOf(table, keys).map((s) => table.countIn(s, 1));
-    t.same(counted, keys.map((_, k) => (sum(a, k) + sum(b, k)) * amount), 'the count is what was admitted');
-    t.ok(counted.every((c) => c >= limit && c < limit + amount), `each count stops within one call of ${limit}: ${counted.join(', ')}`);
+  t.test('acquireUnder: every admission saw the count under the limit', async (t) => {
+    const counted = countsOf('acquireUnder');
+    t.same(counted, admitted('acquireUnder').map((n) => n * amount), 'the count is what was admitted');
+    t.ok(counted.every((c) => c >= bytesLimit && c < bytesLimit + amount), `each count stops within one call of ${bytesLimit}: ${counted.join(', ')}`);
   });
 
-  await t.test('add: every add counted once', async (t) => {
-    const shared = createSharedCounters(1024);
-    await race(shared, keys, { op: 'add', calls, win: 1 }, { op: 'add', calls, win: 1 });
-    const table = new CounterTable(shared);
-    t.same(slotsOf(table, keys).map((s) => table.countIn(s, 1)), keys.map(() => 2 * per));
+  t.test('add: every add counted once', async (t) => {
+    t.same(countsOf('add'), keys.map(() => 2 * per));
   });
 
-  await t.test('release: every release given back once', async (t) => {
-    const shared = createSharedCounters(1024);
-    const table = new CounterTable(shared);
-    const slots = slotsOf(table, keys);
-    for (const s of slots) table.add(s, 1, 2 * per + 5);
-    await race(shared, keys, { op: 'release', calls, win: 1 }, { op: 'release', calls, win: 1 });
-    t.same(slots.map((s) => table.countIn(s, 1)), keys.map(() => 5));
+  t.test('release: every release given back once', async (t) => {
+    t.same(countsOf('release'), keys.map(() => 5));
   });
 
-  await t.test('add against release on the same words', async (t) => {
-    const shared = createSharedCounters(1024);
-    const table = new CounterTable(shared);
-    const slots = slotsOf(table, keys);
-    for (const s of slots) table.add(s, 1, per);
-    await race(shared, keys, { op: 'add', calls, win: 1 }, { op: 'release', calls, win: 1 });
-    t.same(slots.map((s) => table.countIn(s, 1)), keys.map(() => per), 'what was added, less what was given back');
+  t.test('add against release on the same words', async (t) => {
+    t.same(countsOf('mixed'), keys.map(() => per), 'what was added, less what was given back');
   });
 
-  await t.test('note: each key\'s bit set by exactly one thread', async (t) => {
-    // Many keys, one window (a NOTE word remembers only its latest window), three rounds: the threads go
-    // over the keys in the same order, so they race for each key's first note.
-    const many = Array.from({ length: 4000 }, (_, i) => `note\u001f${i}`);
-    const shared = createSharedCounters(8192);
-    const rounds = 3 * many.length;
-    const [a, b] = await race(shared, many, { op: 'note', calls: rounds, win: 1 }, { op: 'note', calls: rounds, win: 1 });
+  t.test('note: each key\'s bit set by exactly one thread', async (t) => {
+    const [a, b] = result('note');
     const firsts = new Array<number>(many.length).fill(0);
-    for (let i = 0; i < rounds; i++) firsts[i % many.length]! += a.won[i]! + b.won[i]!;
+    for (let i = 0; i < a.won.length; i++) firsts[i % many.length]! += a.won[i]! + b.won[i]!;
     t.equal(firsts.filter((n) => n > 1).length, 0, 'no key\'s note reported twice');
     t.equal(firsts.filter((n) => n === 0).length, 0, 'none lost');
   });

@@ -1,38 +1,49 @@
-// Worker for counter-table-threads.test.ts: hammers one shared counter table from another thread with one
-// of its operations (`op`, acquire by default), round-robin over `keys`.
+// Worker for counter-table-threads.test.ts: hammers shared counter tables from another thread, one job
+// after the other; each job one operation (`op`, acquire by default), round-robin over its keys.
 import { parentPort, workerData } from 'node:worker_threads';
 
 if (!parentPort || !workerData) process.exit(0); // run by counter-table-threads.test.ts only
-const { modUrl, hashUrl, shared, keys, calls, limit, windowMs, op = 'acquire', win, amount = 1, start } = workerData;
+const { modUrl, hashUrl, jobs, gate } = workerData;
 const { CounterTable } = await import(modUrl);
 const { hashOf } = await import(hashUrl);
-const table = new CounterTable(shared);
-const fps = keys.map((k) => hashOf(k));
-/** Per key: the calls the operation admitted (acquire, acquireUnder) or made (add, release). */
-const admitted = new Array(keys.length).fill(0);
-const claimed = [];
-/** note: 1 at each call whose note was the first of its key in the window. */
-const won = new Uint8Array(op === 'note' ? calls : 0);
-if (start !== undefined) {
-  // Start with the other thread, so that the two threads' compare-and-swaps overlap.
-  const gate = new Int32Array(start);
-  Atomics.add(gate, 0, 1);
-  Atomics.notify(gate, 0);
-  Atomics.wait(gate, 1, 0);
+
+/** With a gate, job j starts when both threads of the race have reached it, so that their compare-and-swaps overlap. */
+function together(j) {
+  if (gate === undefined) return;
+  const g = new Int32Array(gate);
+  if (Atomics.add(g, j, 1) === 1) Atomics.notify(g, j);
+  else while (Atomics.load(g, j) < 2) Atomics.wait(g, j, 1);
 }
-for (let i = 0; i < calls; i++) {
-  const k = i % keys.length;
-  const slot = table.slotOf(fps[k]);
-  if (slot < 0) continue;
-  if (table.claimed) claimed.push(slot);
-  const w = win ?? Math.floor(Date.now() / windowMs);
-  switch (op) {
-    case 'acquire': if (table.acquire(slot, w, limit, amount)) admitted[k]++; break;
-    case 'acquireUnder': if (table.acquireUnder(slot, w, limit, amount)) admitted[k]++; break;
-    case 'add': table.add(slot, w, amount); admitted[k]++; break;
-    case 'release': table.release(slot, w, amount); admitted[k]++; break;
-    case 'note': if (table.note(slot, w, 1)) won[i] = 1; break;
-    default: throw new Error(`unknown op ${op}`);
+
+function run({ shared, keys, calls, limit, windowMs = 3_600_000, op = 'acquire', win, amount = 1 }) {
+  const table = new CounterTable(shared);
+  const fps = keys.map((k) => hashOf(k));
+  /** Per key: the calls the operation admitted (acquire, acquireUnder) or made (add, release). */
+  const admitted = new Array(keys.length).fill(0);
+  const claimed = [];
+  /** note: 1 at each call whose note was the first of its key in the window. */
+  const won = new Uint8Array(op === 'note' ? calls : 0);
+  for (let i = 0; i < calls; i++) {
+    const k = i % keys.length;
+    const slot = table.slotOf(fps[k]);
+    if (slot < 0) continue;
+    if (table.claimed) claimed.push(slot);
+    const w = win ?? Math.floor(Date.now() / windowMs);
+    switch (op) {
+      case 'acquire': if (table.acquire(slot, w, limit, amount)) admitted[k]++; break;
+      case 'acquireUnder': if (table.acquireUnder(slot, w, limit, amount)) admitted[k]++; break;
+      case 'add': table.add(slot, w, amount); admitted[k]++; break;
+      case 'release': table.release(slot, w, amount); admitted[k]++; break;
+      case 'note': if (table.note(slot, w, 1)) won[i] = 1; break;
+      default: throw new Error(`unknown op ${op}`);
+    }
   }
+  return { admitted, claimed, won };
 }
-parentPort.postMessage({ admitted, claimed, won });
+
+const results = [];
+for (let j = 0; j < jobs.length; j++) {
+  together(j);
+  results.push(run(jobs[j]));
+}
+parentPort.postMessage(results);
