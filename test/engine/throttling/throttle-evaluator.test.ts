@@ -3,15 +3,15 @@
 // in (10 minutes into an hour), so one-hour windows never roll over under the test.
 import t from 'tap';
 import { pino } from 'pino';
-import type { AuthContext, MessageContext } from '../../engine/gateway/message-context.js';
-import type { ApiDefinition, ResourceDefinition } from '../../engine/registry/types.js';
-import { createSharedCounters } from '../../engine/throttling/counter-table.js';
-import { LEVEL_CODE } from '../../engine/throttling/errors.js';
-import type { DecisionFacts, IoThrottleMessage } from '../../engine/throttling/messages.js';
-import { parsePolicyFile } from '../../engine/throttling/policy-file.js';
-import { buildSnapshot, type ThrottleSettings } from '../../engine/throttling/policy-set.js';
-import { ThrottleEvaluator } from '../../engine/throttling/throttle-evaluator.js';
-import { ThrottleReporter } from '../../engine/throttling/throttle-reporter.js';
+import type { AuthContext, Call } from '../../../engine/kernel/call.js';
+import type { ApiDefinition, ResourceDefinition } from '../../../engine/registry/types.js';
+import { createSharedCounters } from '../../../engine/throttling/counter-table.js';
+import { LEVEL_ERROR } from '../../../engine/throttling/errors.js';
+import type { DecisionFacts, IoThrottleMessage } from '../../../engine/throttling/messages.js';
+import { parsePolicyFile } from '../../../engine/throttling/policy-file.js';
+import { buildSnapshot, type ThrottleSettings } from '../../../engine/throttling/policy-set.js';
+import { ThrottleEvaluator } from '../../../engine/throttling/throttle-evaluator.js';
+import { ThrottleReporter } from '../../../engine/throttling/throttle-reporter.js';
 
 const SETTINGS: ThrottleSettings = {
   blockConditions: true, headerConditions: true, queryConditions: true, jwtClaimConditions: true, unlimitedTier: true,
@@ -101,11 +101,11 @@ function caller(application: string, tier: string, applicationTier = 'Unlimited'
 }
 
 /** What the evaluator reads of a call. */
-function call(auth: AuthContext | null, headers: Record<string, string> = {}): MessageContext {
+function call(auth: AuthContext | null, headers: Record<string, string> = {}): Call {
   return {
     auth, clientIp: '192.0.2.7', reqHeaders: [], query: '', contentLength: 0, properties: null, respBytes: 0,
     header: (name: string) => headers[name],
-  } as unknown as MessageContext;
+  } as unknown as Call;
 }
 
 /** Reports are delivered on a later turn of the event loop (and claimed keys are batched per turn). */
@@ -141,7 +141,7 @@ t.test('API and resource levels: the tightest level, a refusal, and the earlier 
   await delivered();
   const d = decisions(reports);
   t.equal(d.length, 1, 'one decision per key and window');
-  t.match(d[0], { level: 'resource', policy: 'ResTwo', code: LEVEL_CODE.resource, throttled: true, limit: 2, api: 'shop:1.0.0', until: NOW + LEFT });
+  t.match(d[0], { level: 'resource', policy: 'ResTwo', code: LEVEL_ERROR.resource.code, throttled: true, limit: 2, api: 'shop:1.0.0', until: NOW + LEFT });
   t.notOk('application' in d[0]!, 'an anonymous call names no application');
   const keys = reports.flatMap((m) => (m.t === 'keys' ? m.keys : []));
   t.equal(keys.length, 6, 'three slots claimed (API, /a, /b), each announced once with its key');
@@ -196,7 +196,7 @@ t.test('WebSocket messages count in the same counters as calls', async (t) => {
   const refusal = { code: 0, retryAfterMs: 0 };
   t.ok(ev.countMessage(NOW, who, 'ws:1.0.0', refusal), 'one message: the second of the subscription\'s 2');
   t.notOk(ev.countMessage(NOW, who, 'ws:1.0.0', refusal));
-  t.same(refusal, { code: LEVEL_CODE.subscription, retryAfterMs: LEFT });
+  t.same(refusal, { code: LEVEL_ERROR.subscription.code, retryAfterMs: LEFT });
 });
 
 t.test('before its state arrives the evaluator is not ready and lets messages through', async (t) => {
