@@ -101,9 +101,11 @@ export interface SluiceHandle {
  * are open (`gateway: false`: the servlet port only, for a node without a gateway). `prepare` runs on the
  * home before the start (a filesystem mounted under it).
  */
-export async function startSluice(o: { offset: number; ioThreads: number; files: Record<string, string>; conf?: Record<string, unknown>; gateway?: boolean; prepare?: (home: string) => void }): Promise<SluiceHandle> {
+export async function startSluice(o: { offset: number; ioThreads: number; files: Record<string, string>; conf?: Record<string, unknown>; gateway?: boolean; prepare?: (home: string) => void; root?: string }): Promise<SluiceHandle> {
+  // `root`: another checkout of Sluice (built), started from its own CLI and default home (bench/ab.ts).
+  const root = o.root ?? PROJECT;
   const home = tmpDir('sluice-bench-home-');
-  fs.cpSync(path.join(PROJECT, 'home'), home, { recursive: true, filter: (p) => !/repository\/(database|logs)(\/|$)|resources\/security\/(generated|sluice-tls|oauth-signing)/.test(p) });
+  fs.cpSync(path.join(root, 'home'), home, { recursive: true, filter: (p) => !/repository\/(database|logs)(\/|$)|resources\/security\/(generated|sluice-tls|oauth-signing)/.test(p) });
   const confPath = path.join(home, 'repository/conf/deployment.toml');
   const conf = parse(fs.readFileSync(confPath, 'utf8')) as Record<string, unknown>;
   merge(conf, { server: { offset: o.offset }, passthru_http: { io_threads_per_reactor: o.ioThreads }, sluice: { log: { console: false, level: 'warn' } }, http_access_log: { enabled: false } });
@@ -117,7 +119,7 @@ export async function startSluice(o: { offset: number; ioThreads: number; files:
   o.prepare?.(home);
   const http = 8280 + o.offset;
   // As an operator starts it (npx sluice): the script itself, so its shebang's node flags apply.
-  const proc = spawnTracked(path.join(PROJECT, 'bin/sluice.js'), ['start', '--home', home], { log: path.join(home, 'stdout.log') });
+  const proc = spawnTracked(path.join(root, 'bin/sluice.js'), ['start', '--home', home], { log: path.join(home, 'stdout.log') });
   if (o.gateway !== false) await waitPort(http);
   await waitPort(9443 + o.offset);
   return { proc, home, http, servletHttps: 9443 + o.offset };
