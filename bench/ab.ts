@@ -1,7 +1,9 @@
 import path from 'node:path';
-import { benchApiToml, cleanupAll, rssOf, startNginxBackend, startSluice, stopTracked, type SluiceHandle } from './lib/products.js';
+import { benchApiToml, cleanupAll, rssOf, startNginxBackend, startSluice, stopTracked } from './lib/products.js';
 import { CpuMeter } from './lib/proc-cpu.js';
 import { runWrk } from './lib/wrk.js';
+import { startFloorProxy } from './peers/floor.js';
+import { startNginxProxy } from './peers/nginx.js';
 
 /**
  * `node dist/bench/ab.js ROOT_A ROOT_B [...]`: a same-run A/B of checkouts of Sluice (each built with
@@ -15,13 +17,23 @@ import { runWrk } from './lib/wrk.js';
  *   AB_SECONDS      seconds per round (default 5; 2 s of warm-up load come first)
  *   AB_CONNECTIONS  wrk connections (default 50)
  *   AB_ACCESS_LOG   "off" turns the access log off (default on, as Sluice ships)
+ *   AB_PATH         the backend path called (default /x, a 24-byte JSON; /1mb, a 1 MiB file)
+ *   AB_POST_BYTES   POST a body of this many bytes to /upload instead (the backend reads it whole)
+ *
+ * A root written `ROOT#nolog` runs that checkout with its access log off, so one checkout can be compared
+ * with itself: `node dist/bench/ab.js . .#nolog` is the access log's cost. `floor` and `nginx` stand for the
+ * floor of the stack (bench/floor-proxy.ts, this checkout's) and nginx with one worker, as in `npm run bench`:
+ * `node dist/bench/ab.js . floor nginx` is the distance to both.
  */
 const ROUNDS = Number(process.env['AB_ROUNDS'] ?? 8);
 const SECONDS = Number(process.env['AB_SECONDS'] ?? 5);
 const CONNECTIONS = Number(process.env['AB_CONNECTIONS'] ?? 50);
 const ACCESS_LOG = process.env['AB_ACCESS_LOG'] !== 'off';
-const roots = process.argv.slice(2).map((r) => path.resolve(r));
-if (roots.length < 2) {
+const POST_BYTES = Number(process.env['AB_POST_BYTES'] ?? 0);
+const PATH = POST_BYTES > 0 ? '/upload' : process.env['AB_PATH'] ?? '/x';
+const LOAD = POST_BYTES > 0 ? { method: 'POST' as const, body: Buffer.alloc(POST_BYTES, 97), headers: { 'content-type': 'application/octet-stream' } } : {};
+const specs = process.argv.slice(2).map((r) => ({ root: path.resolve(r.replace(/#nolog$/, '')), log: ACCESS_LOG && !r.endsWith('#nolog'), name: r }));
+if (specs.length < 2) {
   console.error('usage: node dist/bench/ab.js ROOT_A ROOT_B [ROOT...]  (built checkouts of Sluice)');
   process.exit(2);
 }
@@ -29,42 +41,48 @@ if (roots.length < 2) {
 const BACKEND_PORT = 18990;
 const median = (xs: readonly number[]): number => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2; };
 
-interface Side { readonly root: string; readonly gw: SluiceHandle; readonly url: string; readonly rps: number[]; readonly cpu: number[] }
+interface Side { readonly root: string; readonly pid: number; readonly url: string; readonly rps: number[]; readonly cpu: number[]; stop(): Promise<void> }
 
 const backend = await startNginxBackend(BACKEND_PORT);
 const sides: Side[] = [];
 try {
-  for (const [i, root] of roots.entries()) {
+  for (const [i, spec] of specs.entries()) {
+    if (spec.name === 'floor' || spec.name === 'nginx') {
+      const port = 18900 + i;
+      const peer = spec.name === 'floor' ? await startFloorProxy(port, BACKEND_PORT, 1) : await startNginxProxy(port, BACKEND_PORT, 1);
+      sides.push({ root: spec.name, pid: peer.pids[0]!, url: `${peer.passThrough}${PATH}`, rps: [], cpu: [], stop: () => peer.stop() });
+      continue;
+    }
     const gw = await startSluice({
-      root, offset: 600 + i * 10, ioThreads: 1,
+      root: spec.root, offset: 600 + i * 10, ioThreads: 1,
       files: { 'repository/deployment/server/apis/ab-open.toml': benchApiToml({ name: 'AbOpen', context: '/open', backend: `http://127.0.0.1:${BACKEND_PORT}`, auth: 'None' }) },
-      conf: { http_access_log: { enabled: ACCESS_LOG } },
+      conf: { http_access_log: { enabled: spec.log } },
     });
-    sides.push({ root, gw, url: `http://127.0.0.1:${gw.http}/open/1.0.0/x`, rps: [], cpu: [] });
+    sides.push({ root: spec.name, pid: gw.proc.pid!, url: `http://127.0.0.1:${gw.http}/open/1.0.0${PATH}`, rps: [], cpu: [], stop: () => stopTracked(gw.proc) });
   }
-  for (const s of sides) await runWrk({ url: s.url, connections: CONNECTIONS, durationSec: 3 });
+  for (const s of sides) await runWrk({ url: s.url, connections: CONNECTIONS, durationSec: 3, ...LOAD });
   for (let r = 0; r < ROUNDS; r++) {
     // Alternate which checkout goes first, so that neither always follows the other's load.
     const order = r % 2 === 0 ? sides : [...sides].reverse();
     for (const s of order) {
-      await runWrk({ url: s.url, connections: CONNECTIONS, durationSec: 2 });
-      const meter = new CpuMeter([s.gw.proc.pid!]);
+      await runWrk({ url: s.url, connections: CONNECTIONS, durationSec: 2, ...LOAD });
+      const meter = new CpuMeter([s.pid]);
       meter.start();
-      const res = await runWrk({ url: s.url, connections: CONNECTIONS, durationSec: SECONDS });
+      const res = await runWrk({ url: s.url, connections: CONNECTIONS, durationSec: SECONDS, ...LOAD });
       const cpu = meter.stop(res.requests);
       if (res.errors > 0 || res.non2xx > 0) throw new Error(`${s.root}: ${res.errors} socket errors, ${res.non2xx} non-2xx answers`);
       s.rps.push(res.requestsPerSec);
       s.cpu.push(cpu ? cpu.userUs + cpu.kernelUs : NaN);
-      console.log(`round ${r + 1} ${s.root}: ${res.requestsPerSec.toFixed(0)} requests/s, ${s.cpu.at(-1)!.toFixed(1)} µs CPU per call, RSS ${(rssOf(s.gw.proc.pid!) / 1048576).toFixed(0)} MiB`);
+      console.log(`round ${r + 1} ${s.root}: ${res.requestsPerSec.toFixed(0)} requests/s, ${s.cpu.at(-1)!.toFixed(1)} µs CPU per call, RSS ${(rssOf(s.pid) / 1048576).toFixed(0)} MiB`);
     }
   }
   const base = sides[0]!;
-  console.log(`\n${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, 1 io thread, access log ${ACCESS_LOG ? 'on' : 'off'}: medians`);
+  console.log(`\n${PATH}${POST_BYTES > 0 ? ` POST ${POST_BYTES} bytes` : ''}: ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, 1 io thread, access log ${ACCESS_LOG ? 'on' : 'off'} (but #nolog): medians`);
   for (const s of sides) {
     console.log(`${s.root}: ${median(s.rps).toFixed(0)} requests/s (${(median(s.rps) / median(base.rps)).toFixed(3)}x), ${median(s.cpu).toFixed(2)} µs CPU per call (${(median(s.cpu) / median(base.cpu)).toFixed(3)}x)`);
   }
 } finally {
-  for (const s of sides) await stopTracked(s.gw.proc);
+  for (const s of sides) await s.stop();
   await stopTracked(backend);
   cleanupAll();
 }
