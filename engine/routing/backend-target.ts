@@ -56,8 +56,10 @@ export class SenderPools {
     private readonly httpProxies: ProxyRules,
     private readonly httpsProxies: ProxyRules,
   ) {
-    // One read buffer per thread: reads are parsed synchronously, so sockets can share it.
-    this.readBuffer = Buffer.allocUnsafe(Math.max(4096, settings.ioBufferSize));
+    // One read buffer per thread: reads are parsed synchronously, so sockets can share it. At least 64 KiB
+    // whatever io_buffer_size says: a 1 MiB response then takes 16 reads, not 64, each its own parse and
+    // write to the client (1.78x the requests/s of 16 KiB here, docs/tuning.md).
+    this.readBuffer = Buffer.allocUnsafe(Math.max(65536, settings.ioBufferSize));
   }
 
   /** `extraCa`: certificates trusted for this target besides the sender trust store (the local key manager). */
