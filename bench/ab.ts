@@ -55,7 +55,7 @@ try {
     }
     const gw = await startSluice({
       root: spec.root, offset: 600 + i * 10, ioThreads: 1,
-      files: { 'repository/deployment/server/apis/ab-open.toml': benchApiToml({ name: 'AbOpen', context: '/open', backend: `http://127.0.0.1:${BACKEND_PORT}`, auth: 'None' }) },
+      files: { 'repository/deployment/server/apis/ab-open.toml': benchApiToml({ name: 'AbOpen', context: '/open', backend: `http://127.0.0.1:${BACKEND_PORT}`, verbs: ['GET', 'POST'], auth: 'None' }) },
       conf: { http_access_log: { enabled: spec.log } },
     });
     sides.push({ root: spec.name, pid: gw.proc.pid!, url: `http://127.0.0.1:${gw.http}/open/1.0.0${PATH}`, rps: [], cpu: [], stop: () => stopTracked(gw.proc) });

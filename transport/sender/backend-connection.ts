@@ -44,6 +44,11 @@ export interface ConnectionPool {
   onConnectionClosed(conn: BackendConnection): void;
 }
 
+/** Ends the cork of BackendConnection.writeHead, on the tick after the head. */
+function uncork(s: net.Socket): void {
+  s.uncork();
+}
+
 /**
  * One HTTP/1.1 connection to a backend: carries one exchange at a time (no pipelining), parses responses
  * with llhttp, and goes back to its pool's idle list when both the request and the response are complete
@@ -161,8 +166,15 @@ export class BackendConnection implements ExchangeWire {
    * becoming LF, Node.js CVE-2018-12116): no such character reaches here, llhttp gives none and what Sluice
    * writes itself is checked first (transport/field-values.ts).
    */
-  writeHead(head: string): boolean {
-    return this.out.write(head, 'latin1');
+  writeHead(head: string, bodyFollows: boolean): boolean {
+    const out = this.out;
+    if (bodyFollows) {
+      // A body that came with the head (the common small POST: one client read) is written in this tick:
+      // corked until the next one, head and body leave in one writev instead of two system calls.
+      out.cork();
+      process.nextTick(uncork, out);
+    }
+    return out.write(head, 'latin1');
   }
 
   writeBody(chunk: Buffer, mode: BodyMode): boolean {

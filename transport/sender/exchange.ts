@@ -5,7 +5,8 @@ import { BodyMode, type OutboundRequest, type SenderHandler } from './sender-han
 
 /** What an exchange needs of the connection that carries it (BackendConnection); it knows no more of it. */
 export interface ExchangeWire {
-  writeHead(head: string): boolean;
+  /** `bodyFollows`: body bytes are written next, and should leave in the head's system call when they come at once. */
+  writeHead(head: string, bodyFollows: boolean): boolean;
   writeBody(chunk: Buffer, mode: BodyMode): boolean;
   endBody(mode: BodyMode): void;
   pauseReading(): void;
@@ -73,7 +74,7 @@ export class Exchange {
     this.moveTo(ProtocolState.REQUEST_HEAD);
     this.handler.onConnect();
     if (this.isFinished) return;
-    let ok = conn.writeHead(this.req.head);
+    let ok = conn.writeHead(this.req.head, this.req.bodyMode !== BodyMode.NONE);
     if (this.pending !== null) {
       const chunks = this.pending;
       this.pending = null;
