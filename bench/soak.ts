@@ -1,7 +1,5 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import autocannon from 'autocannon';
 import * as hdr from 'hdr-histogram-js';
 import { runLoad, type LoadResult } from './lib/load.js';
@@ -10,6 +8,7 @@ import {
 } from './lib/products.js';
 import { startNginxBig } from './lib/soak-nginx.js';
 import { FaultClient, SlowClients, type FaultClientStats, type FaultExpectation, type SlowClientStats } from './lib/soak-clients.js';
+import { establishedTo, portInUse, summariseLogs, type LogSummary } from './lib/soak-probes.js';
 import { byLabel, gauges, scrape, sum, type GatewayGauges, type PromSample } from './lib/soak-metrics.js';
 
 /**
@@ -79,22 +78,6 @@ const FILES: Record<string, string> = {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const MiB = (b: number): string => (b / 1024 / 1024).toFixed(1);
 const log = (s: string): void => { process.stdout.write(s + '\n'); };
-
-function portInUse(port: number): Promise<boolean> {
-  return new Promise((r) => {
-    const s = net.connect(port, '127.0.0.1');
-    s.once('connect', () => { s.destroy(); r(true); });
-    s.once('error', () => { s.destroy(); r(false); });
-  });
-}
-
-/** Established TCP connections to a local port, from `ss` (a fallback when /metrics is off). */
-function establishedTo(port: number): number | null {
-  try {
-    const out = execFileSync('ss', ['-Htn', 'state', 'established', `( dport = :${port} )`], { encoding: 'utf8' });
-    return out.split('\n').filter((l) => l.trim() !== '').length;
-  } catch { return null; }
-}
 
 interface Sample {
   readonly tSec: number;
@@ -180,32 +163,8 @@ function driveGood(url: string, rate: number, durationSec: number): Promise<Good
 }
 let stopGood: (() => void) | null = null;
 
-interface LogSummary { file: string; lines: number; levels: Record<string, number>; errors: string[]; tail: string[] }
-
-/** The gateway's logs, summarised for the report (the home is deleted at exit): lines per level, error lines. */
-function gatewayLogs(): LogSummary[] {
-  if (!sluice) return [];
-  const out: LogSummary[] = [];
-  const files = [path.join(sluice.home, 'stdout.log')];
-  const logs = path.join(sluice.home, 'repository/logs');
-  if (fs.existsSync(logs)) for (const f of fs.readdirSync(logs)) files.push(path.join(logs, f));
-  for (const f of files) {
-    try {
-      const st = fs.statSync(f);
-      if (!st.isFile() || st.size > 512 * 1024 * 1024) continue;
-      const lines = fs.readFileSync(f, 'utf8').split('\n').filter((l) => l.trim() !== '');
-      const levels: Record<string, number> = {};
-      const errors: string[] = [];
-      for (const l of lines) {
-        const lv = /^\S+\s+(TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\b/.exec(l)?.[1] ?? 'other';
-        levels[lv] = (levels[lv] ?? 0) + 1;
-        if ((lv === 'ERROR' || lv === 'FATAL' || lv === 'other') && errors.length < 20) errors.push(l.slice(0, 400));
-      }
-      out.push({ file: path.relative(sluice.home, f), lines: lines.length, levels, errors, tail: lines.slice(-5).map((l) => l.slice(0, 400)) });
-    } catch { /* unreadable */ }
-  }
-  return out;
-}
+/** The gateway's logs, summarised for the report (the home is deleted at exit). */
+const gatewayLogs = (): LogSummary[] => (sluice ? summariseLogs(sluice.home) : []);
 
 /** Before the soak proper: a gateway that exited ends the run at once, with its log. */
 function exitedCheck(where: string): void {
