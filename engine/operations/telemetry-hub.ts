@@ -3,6 +3,7 @@ import type { Config } from '../../conf/config.js';
 import { accessLogView, analyticsView, metricsView, oauthView, tracingView, type AccessLogView, type AnalyticsView, type TracingView } from '../../conf/typed-config.js';
 import type { TelemetryBatch, TelemetrySettings } from '../gateway/telemetry/types.js';
 import { readCalls } from '../gateway/telemetry/call-columns.js';
+import { gatewayLines } from './access-log-batch.js';
 import { AccessLog, type ServletRecord } from './access-log.js';
 import { AnalyticsLog } from './analytics.js';
 import { NodeMetrics } from './metrics.js';
@@ -83,9 +84,15 @@ export class TelemetryHub {
       if (b.metrics) this.metrics.addDelta(b.metrics);
       if (b.gauges) this.metrics.setThreadGauges(b.thread, b.gauges);
       if (b.calls === null) return;
-      const access = this.accessLog;
+      let access = this.accessLog;
       const analytics = this.analytics;
       const reporters = this.reporters;
+      // The combined access log reads the columns itself; the records are built only for what needs them.
+      if (access?.takesLines) {
+        access.write(gatewayLines(b.calls));
+        access = null;
+      }
+      if (access === null && analytics === null && reporters.length === 0) return;
       for (const c of readCalls(b.calls, b.thread)) {
         if (access) access.gateway(c);
         if (analytics) analytics.write(c);

@@ -24,6 +24,9 @@ export const StrCol = {
 } as const;
 const STR_COLS = 19;
 
+/** How many numeric and string columns a call has (a reader's row stride). */
+export const columnWidths = { numbers: NUM_COLS, strings: STR_COLS } as const;
+
 /** The io thread's side: one call at a time, `take` for the batch. */
 export class CallColumnsWriter {
   private numbers: Float64Array;
