@@ -49,6 +49,8 @@ export const BodyFraming = {
 } as const;
 
 const LAST_CHUNK = '0\r\n\r\n';
+/** The same as bytes, for a batch that corks (never written into: the socket may hold it until it drains). */
+const LAST_CHUNK_BYTES = Buffer.from(LAST_CHUNK, 'latin1');
 
 // The Date header, formatted once a second (RFC 9110 §6.6.1: an origin with a clock sends it).
 let dateSecond = 0;
@@ -87,6 +89,16 @@ export class ClientExchange {
   closeAfter = false;
   ended = false;
   bytesOut = 0;
+  // ---- one backend read's output (batch) ----
+  /** Inside `batch`: what is written is gathered rather than sent at once. */
+  private batching = false;
+  /**
+   * The first piece a batch wrote, not yet given to the socket: a batch that writes one piece (the usual
+   * response, head and body in one buffer) sends it as it is, without corking the socket (cork, a buffered
+   * write and uncork cost more than the write itself in Node's stream code). A second piece corks.
+   */
+  private held: Buffer | null = null;
+  private corked = false;
 
   constructor(readonly conn: ExchangeConnection, readonly head: RequestHead) {}
 
@@ -178,33 +190,70 @@ export class ClientExchange {
       chunk.copy(out, at);
     }
     if (head !== null) this.headWritten = true;
-    const ok = this.conn.socket.write(out);
+    return this.send(out);
+  }
+
+  /** Gives a piece to the socket, or holds it while a batch runs (see `held`). False is back-pressure. */
+  private send(out: Buffer): boolean {
+    const s = this.conn.socket;
+    if (this.batching) {
+      // The first piece of a batch waits; the socket's state says whether more may follow.
+      if (this.held === null && !this.corked) { this.held = out; return !s.writableNeedDrain; }
+      if (!this.corked) { s.cork(); this.corked = true; }
+      this.release();
+    }
+    const ok = s.write(out);
     if (!ok) this.conn.noteBackPressure();
     return ok;
+  }
+
+  /** The held piece goes to the socket (before anything written after it). */
+  private release(): void {
+    const h = this.held;
+    if (h === null) return;
+    this.held = null;
+    if (!this.conn.socket.write(h)) this.conn.noteBackPressure();
   }
 
   /** Ends the response (with a last piece when given). The connection goes on with the next exchange or closes. */
   end(chunk?: Buffer | null): void {
     if (this.ended) return;
     const c = this.conn;
-    if (c.closed) { this.ended = true; c.exchangeEnded(this); return; }
+    if (c.closed) { this.held = null; this.ended = true; c.exchangeEnded(this); return; }
     const s = c.socket;
     if (chunk != null && chunk.length > 0) this.write(chunk);
-    if (this.headText !== null) { s.write(this.headText, 'latin1'); this.headText = null; this.headWritten = true; }
-    if (this.chunked) s.write(LAST_CHUNK, 'latin1');
+    if (this.headText !== null) {
+      // No body was written: the head (and the empty chunked body) in one write.
+      s.write(this.chunked ? this.headText + LAST_CHUNK : this.headText, 'latin1');
+      this.headText = null;
+      this.headWritten = true;
+    } else if (this.chunked) {
+      if (this.held !== null) this.send(LAST_CHUNK_BYTES);
+      else s.write(LAST_CHUNK, 'latin1');
+    }
+    // What follows (the next exchange's answer, the close) comes after this response's bytes.
+    this.release();
     this.ended = true;
     c.exchangeEnded(this);
   }
 
-  /** Runs `fn` with the client socket corked: what it writes leaves in one write. */
+  /** Runs `fn` so that what it writes leaves in one write: a lone piece as it is, more than one corked. */
   batch(fn: () => void): void {
-    const s = this.conn.socket;
-    s.cork();
-    try { fn(); } finally { s.uncork(); }
+    if (this.batching) { fn(); return; }
+    this.batching = true;
+    try {
+      fn();
+    } finally {
+      this.batching = false;
+      if (this.conn.closed) this.held = null;
+      else this.release();
+      if (this.corked) { this.corked = false; this.conn.socket.uncork(); }
+    }
   }
 
   /** Cuts the connection (the response cannot be completed honestly). */
   abort(): void {
+    this.held = null;
     this.conn.destroy();
   }
 
