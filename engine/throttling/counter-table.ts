@@ -165,6 +165,10 @@ export class CounterTable {
         const vhi = Atomics.load(i32, at + HI);
         const vlo = Atomics.load(i32, at + LO);
         if (vhi === hi && vlo === lo) return i;
+        // The halves are two reads: a claim by another thread between them shows the old high half with the
+        // new low one, which looks like another key's slot, and this key would be claimed a second time
+        // further on (counted in two slots). A word that looks like another key's is read again.
+        if (!(vhi === 0 && vlo === 0) && !(vhi === -1 && vlo === -1) && Atomics.load(i32, at + HI) !== vhi) { p--; continue; }
         if (vhi === 0 && vlo === 0) {
           if (free < 0) { free = i; freeWas = 0n; }
           break;
