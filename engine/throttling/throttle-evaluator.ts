@@ -26,6 +26,21 @@ interface ApiInfo {
   readonly resources: Map<ResourceDefinition, ResourceInfo>;
 }
 
+/**
+ * A caller's subscription and application keys on one API, with their hashes: the authorize phase keeps
+ * one caller object per token and tier, so a client's calls find them here instead of building three keys
+ * and hashing them on every call.
+ */
+interface CallerKeys {
+  readonly info: ApiInfo;
+  readonly burstKey: string;
+  readonly burstHash: KeyHash;
+  readonly subKey: string;
+  readonly subHash: KeyHash;
+  readonly appKey: string;
+  readonly appHash: KeyHash;
+}
+
 interface ResourceInfo {
   readonly policy: CPolicy | null;
   readonly key: string;
@@ -45,6 +60,7 @@ interface ResourceInfo {
 export class ThrottleEvaluator {
   private policies: CompiledPolicies | null = null;
   private apiInfo = new WeakMap<ApiDefinition, ApiInfo>();
+  private callerKeys = new WeakMap<AuthContext, CallerKeys>();
   private readonly counter: LevelCounter;
 
   // ---- the verdict of the last evaluate when it refused ----
@@ -72,6 +88,7 @@ export class ThrottleEvaluator {
     this.policies = new CompiledPolicies(s, this.log);
     this.counter.useRevision(s.revision);
     this.apiInfo = new WeakMap();
+    this.callerKeys = new WeakMap();
   }
 
   /** Both the counters and the policies have arrived. */
@@ -129,22 +146,15 @@ export class ThrottleEvaluator {
 
     if (auth !== null) {
       // 4. Subscription: burst control, then the quota.
+      const keys = this.keysOf(auth, info);
       const sub = cp.resolve('subscription', auth.tier);
       if (sub !== null) {
-        const subKey = `${auth.application}${SEP}${info.id}${SEP}${auth.tier}`;
-        if (sub.burst !== null) {
-          const k = `b${SEP}${subKey}`;
-          if (!this.count(ctx, 'burst', sub.name, k, hashInto(k, this.h), sub.burst)) return false;
-        }
-        const k = `s${SEP}${subKey}`;
-        if (!this.count(ctx, 'subscription', sub.name, k, hashInto(k, this.h), sub.quota!)) return false;
+        if (sub.burst !== null && !this.count(ctx, 'burst', sub.name, keys.burstKey, keys.burstHash, sub.burst)) return false;
+        if (!this.count(ctx, 'subscription', sub.name, keys.subKey, keys.subHash, sub.quota!)) return false;
       }
       // 5. Application: per application and end user.
       const app = cp.resolve('application', auth.applicationTier);
-      if (app !== null) {
-        const k = `p${SEP}${auth.application}${SEP}${auth.user}${SEP}${auth.applicationTier}`;
-        if (!this.count(ctx, 'application', app.name, k, hashInto(k, this.h), app.quota!)) return false;
-      }
+      if (app !== null && !this.count(ctx, 'application', app.name, keys.appKey, keys.appHash, app.quota!)) return false;
     }
 
     // 6. Custom policies.
@@ -162,6 +172,23 @@ export class ThrottleEvaluator {
       if (!this.count(ctx, 'hard', 'backend_max_tps', k, hashInto(k, this.h), info.hard)) return false;
     }
     return true;
+  }
+
+  /** The caller's keys on this API (CallerKeys), made on its first call there. */
+  private keysOf(auth: AuthContext, info: ApiInfo): CallerKeys {
+    let keys = this.callerKeys.get(auth);
+    if (keys === undefined || keys.info !== info) {
+      const subKey = `${auth.application}${SEP}${info.id}${SEP}${auth.tier}`;
+      const burstKey = `b${SEP}${subKey}`;
+      const sKey = `s${SEP}${subKey}`;
+      const appKey = `p${SEP}${auth.application}${SEP}${auth.user}${SEP}${auth.applicationTier}`;
+      keys = {
+        info, burstKey, burstHash: hashInto(burstKey, { hi: 0, lo: 0 }), subKey: sKey, subHash: hashInto(sKey, { hi: 0, lo: 0 }),
+        appKey, appHash: hashInto(appKey, { hi: 0, lo: 0 }),
+      };
+      this.callerKeys.set(auth, keys);
+    }
+    return keys;
   }
 
   // ---- levels ------------------------------------------------------------------------------------
