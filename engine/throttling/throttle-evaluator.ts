@@ -29,10 +29,10 @@ interface ApiInfo {
 /**
  * A caller's subscription and application keys on one API, with their hashes: the authorize phase keeps
  * one caller object per token and tier, so a client's calls find them here instead of building three keys
- * and hashing them on every call.
+ * and hashing them on every call. Calls and WebSocket messages count under the same keys.
  */
 interface CallerKeys {
-  readonly info: ApiInfo;
+  readonly apiId: string;
   readonly burstKey: string;
   readonly burstHash: KeyHash;
   readonly subKey: string;
@@ -146,7 +146,7 @@ export class ThrottleEvaluator {
 
     if (auth !== null) {
       // 4. Subscription: burst control, then the quota.
-      const keys = this.keysOf(auth, info);
+      const keys = this.keysOf(auth, info.id);
       const sub = cp.resolve('subscription', auth.tier);
       if (sub !== null) {
         if (sub.burst !== null && !this.count(ctx, 'burst', sub.name, keys.burstKey, keys.burstHash, sub.burst)) return false;
@@ -174,16 +174,16 @@ export class ThrottleEvaluator {
     return true;
   }
 
-  /** The caller's keys on this API (CallerKeys), made on its first call there. */
-  private keysOf(auth: AuthContext, info: ApiInfo): CallerKeys {
+  /** The caller's keys on this API (CallerKeys), made on its first call or message there. */
+  private keysOf(auth: AuthContext, apiId: string): CallerKeys {
     let keys = this.callerKeys.get(auth);
-    if (keys === undefined || keys.info !== info) {
-      const subKey = `${auth.application}${SEP}${info.id}${SEP}${auth.tier}`;
-      const burstKey = `b${SEP}${subKey}`;
-      const sKey = `s${SEP}${subKey}`;
+    if (keys === undefined || keys.apiId !== apiId) {
+      const subscription = `${auth.application}${SEP}${apiId}${SEP}${auth.tier}`;
+      const burstKey = `b${SEP}${subscription}`;
+      const subKey = `s${SEP}${subscription}`;
       const appKey = `p${SEP}${auth.application}${SEP}${auth.user}${SEP}${auth.applicationTier}`;
       keys = {
-        info, burstKey, burstHash: hashInto(burstKey, { hi: 0, lo: 0 }), subKey: sKey, subHash: hashInto(sKey, { hi: 0, lo: 0 }),
+        apiId, burstKey, burstHash: hashInto(burstKey, { hi: 0, lo: 0 }), subKey, subHash: hashInto(subKey, { hi: 0, lo: 0 }),
         appKey, appHash: hashInto(appKey, { hi: 0, lo: 0 }),
       };
       this.callerKeys.set(auth, keys);
@@ -232,22 +232,19 @@ export class ThrottleEvaluator {
     const cp = this.policies;
     if (cp === null || !this.counter.ready) return true;
     this.counter.begin(now, apiId, auth);
+    const keys = this.keysOf(auth, apiId);
     const sub = cp.resolve('subscription', auth.tier);
     if (sub !== null) {
-      const subKey = `${auth.application}${SEP}${apiId}${SEP}${auth.tier}`;
       if (sub.burst !== null) {
-        const k = `b${SEP}${subKey}`;
-        const r = this.counter.acquire('burst', sub.name, k, hashInto(k, this.h), sub.burst, 1);
+        const r = this.counter.acquire('burst', sub.name, keys.burstKey, keys.burstHash, sub.burst, 1);
         if (r >= 0) return refuse(refusal, 'burst', r);
       }
-      const k = `s${SEP}${subKey}`;
-      const r = this.counter.acquire('subscription', sub.name, k, hashInto(k, this.h), sub.quota!, 1);
+      const r = this.counter.acquire('subscription', sub.name, keys.subKey, keys.subHash, sub.quota!, 1);
       if (r >= 0) return refuse(refusal, 'subscription', r);
     }
     const app = cp.resolve('application', auth.applicationTier);
     if (app !== null) {
-      const k = `p${SEP}${auth.application}${SEP}${auth.user}${SEP}${auth.applicationTier}`;
-      const r = this.counter.acquire('application', app.name, k, hashInto(k, this.h), app.quota!, 1);
+      const r = this.counter.acquire('application', app.name, keys.appKey, keys.appHash, app.quota!, 1);
       if (r >= 0) return refuse(refusal, 'application', r);
     }
     return true;
