@@ -37,29 +37,10 @@ export function badValueCharAt(value: string, wide = false): number {
   return -1;
 }
 
-/**
- * Values this long are remembered once found clean: a phase adds the same long value on every call of a
- * caller (the backend JWT, cached per token), and scanning its kilobyte on every call was the largest piece
- * of JavaScript the secured path added over pass-through in a profile. The same string object compares
- * equal at once; a different value of the same length is compared, then scanned as before.
- */
-const REMEMBERED_LENGTH = 256;
-let lastCleanLong = '';
-
-/** Whether a value may be written towards a client (not `wide`), with the last clean long value remembered. */
-function cleanNarrowValue(v: string): boolean {
-  if (v.length >= REMEMBERED_LENGTH && v === lastCleanLong) return true;
-  if (badValueCharAt(v) >= 0) return false;
-  if (v.length >= REMEMBERED_LENGTH) lastCleanLong = v;
-  return true;
-}
-
 /** Index of the first name in a flat [name, value, ...] list whose name or value is not allowed; -1 if none. */
 export function firstUnsafeField(flat: readonly string[], wide = false): number {
   for (let i = 0; i + 1 < flat.length; i += 2) {
-    if (!isFieldName(flat[i]!)) return i;
-    // A value clean for a client is clean for any check (`wide` only lets more through).
-    if (wide ? badValueCharAt(flat[i + 1]!, true) >= 0 : !cleanNarrowValue(flat[i + 1]!)) return i;
+    if (!isFieldName(flat[i]!) || badValueCharAt(flat[i + 1]!, wide) >= 0) return i;
   }
   return -1;
 }

@@ -30,12 +30,12 @@ t.test('the problem names the character and its place, never the value', async (
   t.equal(fieldProblem('X', 'ok'), '');
 });
 
-t.test('long values: the one found clean last is remembered, and no other value passes on its account', async (t) => {
+t.test('long values (a backend JWT): a CR or LF anywhere is found, the same value again passes again', async (t) => {
   const clean = 'eyJ' + 'a'.repeat(1200);
   const sameLengthWithCr = 'eyJ' + 'a'.repeat(600) + '\r' + 'a'.repeat(599);
   const sameLengthWithLf = 'eyJ' + 'a'.repeat(1199) + '\n';
   t.equal(firstUnsafeField(['x-jwt-assertion', clean]), -1);
-  t.equal(firstUnsafeField(['x-jwt-assertion', clean]), -1, 'again: remembered');
+  t.equal(firstUnsafeField(['x-jwt-assertion', clean]), -1, 'again');
   t.equal(firstUnsafeField(['x-a', '1', 'x-jwt-assertion', sameLengthWithCr]), 2, 'a CR in a value of the same length is found');
   t.equal(firstUnsafeField(['x-jwt-assertion', sameLengthWithLf]), 0, 'an LF at the end too');
   t.equal(firstUnsafeField(['x-jwt-assertion', clean + '\u0100']), 0, 'above U+00FF towards a client');
