@@ -6,6 +6,7 @@ import { checkHead } from './framing.js';
 import { RequestHead } from './request-head.js';
 import { DoorRefusal, Refusal } from './refusals.js';
 import { ClientExchange, type ExchangeConnection } from './client-exchange.js';
+import { socketOut, type SocketOut } from '../direct-write.js';
 
 const METHODS = (createRequire(import.meta.url)('_http_common') as { methods: string[] }).methods;
 
@@ -89,6 +90,7 @@ export class ClientConnection implements ExchangeConnection {
   private drainWaitSince = 0;
   /** Set by the front door: the connection left the set of open connections. */
   onClosed: ((c: ClientConnection) => void) | null = null;
+  readonly out: SocketOut;
 
   constructor(
     readonly socket: net.Socket,
@@ -113,6 +115,7 @@ export class ClientConnection implements ExchangeConnection {
     socket.on('close', this.onSocketClose);
     socket.on('end', this.onSocketEnd);
     socket.on('drain', this.onSocketDrain);
+    this.out = socketOut(socket, !secure, this.onSocketDrain);
   }
 
   /** The socket's `onread` callback (plain connections) or its `data` listener (TLS). */

@@ -1,4 +1,5 @@
 import type net from 'node:net';
+import type { SocketOut } from '../direct-write.js';
 import type { RequestHead } from './request-head.js';
 import type { DoorRefusal } from './refusals.js';
 
@@ -8,6 +9,8 @@ import type { DoorRefusal } from './refusals.js';
  */
 export interface ExchangeConnection {
   readonly socket: net.Socket;
+  /** Where the responses' bytes go (straight to a plain socket's handle when the stream holds nothing). */
+  readonly out: SocketOut;
   readonly secure: boolean;
   readonly remoteAddress: string;
   readonly closed: boolean;
@@ -133,7 +136,7 @@ export class ClientExchange {
   continueBody(): void {
     if (this.continued || !this.head.expectContinue || this.bodyComplete || this.headWritten || this.head.minor !== 1 || this.conn.closed) return;
     this.continued = true;
-    this.conn.socket.write('HTTP/1.1 100 Continue\r\n\r\n', 'latin1');
+    this.conn.out.writeLatin1('HTTP/1.1 100 Continue\r\n\r\n');
   }
 
   private continued = false;
@@ -195,14 +198,14 @@ export class ClientExchange {
 
   /** Gives a piece to the socket, or holds it while a batch runs (see `held`). False is back-pressure. */
   private send(out: Buffer): boolean {
-    const s = this.conn.socket;
+    const o = this.conn.out;
     if (this.batching) {
       // The first piece of a batch waits; the socket's state says whether more may follow.
-      if (this.held === null && !this.corked) { this.held = out; return !s.writableNeedDrain; }
-      if (!this.corked) { s.cork(); this.corked = true; }
+      if (this.held === null && !this.corked) { this.held = out; return !o.needsDrain; }
+      if (!this.corked) { this.conn.socket.cork(); this.corked = true; }
       this.release();
     }
-    const ok = s.write(out);
+    const ok = o.write(out);
     if (!ok) this.conn.noteBackPressure();
     return ok;
   }
@@ -212,7 +215,7 @@ export class ClientExchange {
     const h = this.held;
     if (h === null) return;
     this.held = null;
-    if (!this.conn.socket.write(h)) this.conn.noteBackPressure();
+    if (!this.conn.out.write(h)) this.conn.noteBackPressure();
   }
 
   /** Ends the response (with a last piece when given). The connection goes on with the next exchange or closes. */
@@ -220,16 +223,16 @@ export class ClientExchange {
     if (this.ended) return;
     const c = this.conn;
     if (c.closed) { this.held = null; this.ended = true; c.exchangeEnded(this); return; }
-    const s = c.socket;
+    const o = c.out;
     if (chunk != null && chunk.length > 0) this.write(chunk);
     if (this.headText !== null) {
       // No body was written: the head (and the empty chunked body) in one write.
-      s.write(this.chunked ? this.headText + LAST_CHUNK : this.headText, 'latin1');
+      o.writeLatin1(this.chunked ? this.headText + LAST_CHUNK : this.headText);
       this.headText = null;
       this.headWritten = true;
     } else if (this.chunked) {
       if (this.held !== null) this.send(LAST_CHUNK_BYTES);
-      else s.write(LAST_CHUNK, 'latin1');
+      else o.writeLatin1(LAST_CHUNK);
     }
     // What follows (the next exchange's answer, the close) comes after this response's bytes.
     this.release();
@@ -258,5 +261,5 @@ export class ClientExchange {
   }
 
   /** The client can take more (its socket is below the high-water mark). */
-  get writable(): boolean { return !this.conn.socket.writableNeedDrain; }
+  get writable(): boolean { return !this.conn.out.needsDrain; }
 }

@@ -9,6 +9,7 @@ import {
 } from './http-parser.js';
 import type { Exchange, ExchangeWire } from './exchange.js';
 import type { HostPoolOptions } from './pool-options.js';
+import { socketOut, type SocketOut } from '../direct-write.js';
 
 const CRLF = '\r\n';
 
@@ -57,6 +58,8 @@ function uncork(s: net.Socket): void {
  */
 export class BackendConnection implements ExchangeWire {
   readonly socket: net.Socket;
+  /** Plain TCP to the backend (no TLS, no tunnel): the request head goes straight to the handle. */
+  private readonly direct: SocketOut | null = null;
   private readonly parser: LlhttpParser;
   exchange: Exchange | null = null;
   connected = false;
@@ -93,6 +96,7 @@ export class BackendConnection implements ExchangeWire {
     } else {
       this.socket = net.connect({ host: target.host, port: target.port, onread, noDelay: true });
       this.socket.once('connect', o.tls ? this.onTunnelSocket : this.onConnected);
+      if (!o.tls) this.direct = socketOut(this.socket, true, this.onSocketDrain);
     }
     this.socket.setNoDelay(true);
     this.socket.on('error', this.onSocketError);
@@ -173,6 +177,8 @@ export class BackendConnection implements ExchangeWire {
       // corked until the next one, head and body leave in one writev instead of two system calls.
       out.cork();
       process.nextTick(uncork, out);
+    } else if (this.direct !== null) {
+      return this.direct.writeLatin1(head);
     }
     return out.write(head, 'latin1');
   }

@@ -1,0 +1,145 @@
+// Writes straight to a plain socket's handle (transport/direct-write.ts) keep every promise of the stream they
+// bypass: bytes leave in the order they were given, whichever path took them; what libuv could not send at
+// once is back-pressure until it drains; end() sends everything first; a failed write is an 'error' on the
+// socket. Real sockets on loopback, a reader counting and checking what arrives.
+import t from 'tap';
+import net from 'node:net';
+import { once } from 'node:events';
+import { DirectWriter, StreamOut, socketOut } from '../../transport/direct-write.js';
+
+/** A server whose one connection is handed to `use`; the client reads all it is sent and resolves with it. */
+async function pair(t: Tap.Test, use: (s: net.Socket) => void, opts: { pauseClient?: boolean } = {}): Promise<{ received: Promise<Buffer>; client: net.Socket }> {
+  const server = net.createServer(use);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => { server.close(); });
+  const client = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
+  t.teardown(() => { client.destroy(); });
+  const parts: Buffer[] = [];
+  if (opts.pauseClient) client.pause();
+  client.on('data', (d: Buffer) => { parts.push(d); });
+  const received = new Promise<Buffer>((resolve, reject) => {
+    client.on('end', () => { resolve(Buffer.concat(parts)); });
+    client.on('error', reject);
+  });
+  return { received, client };
+}
+
+/** Bytes that say where they belong: byte i of part p is p + 1, so an overtaken part shows. */
+const part = (p: number, n: number): Buffer => Buffer.alloc(n, p + 1);
+
+/** The parts `got` holds, in order, as [value, length] runs. */
+function runs(got: Buffer): [number, number][] {
+  const out: [number, number][] = [];
+  for (const b of got) {
+    const last = out[out.length - 1];
+    if (last !== undefined && last[0] === b) last[1]++;
+    else out.push([b, 1]);
+  }
+  return out;
+}
+
+t.test('a small direct write leaves at once: no back-pressure, nothing left pending', async (t) => {
+  let w: DirectWriter | null = null;
+  let returned: boolean[] = [];
+  const { received } = await pair(t, (s) => {
+    w = new DirectWriter(s, () => {});
+    returned = [w.writeLatin1('HTTP/1.1 200 OK\r\n'), w.write(Buffer.from('content-length: 0\r\n\r\n'))];
+    t.equal(w.pending, 0, 'nothing pending');
+    t.notOk(w.needsDrain);
+    s.end();
+  });
+  t.equal((await received).toString('latin1'), 'HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n');
+  t.same(returned, [true, true]);
+});
+
+t.test('a write libuv cannot finish at once is back-pressure until it drains, then onDrained runs once', async (t) => {
+  const big = part(0, 64 * 1024 * 1024);
+  let drained = 0;
+  let ok: boolean | null = null;
+  let pendingAfter = -1;
+  let needsDrainAfter = false;
+  let w: DirectWriter | null = null;
+  const { received, client } = await pair(t, (s) => {
+    w = new DirectWriter(s, () => { drained++; t.equal(w!.pending, 0, 'nothing pending when drained'); t.notOk(w!.needsDrain); s.end(); });
+    ok = w.write(big);
+    pendingAfter = w.pending;
+    needsDrainAfter = w.needsDrain;
+  }, { pauseClient: true });
+  await new Promise((r) => setTimeout(r, 100));
+  t.equal(ok, false, 'write returned false: the client is not reading');
+  t.equal(pendingAfter, 1);
+  t.ok(needsDrainAfter);
+  t.equal(drained, 0, 'not drained while the client reads nothing');
+  client.resume();
+  const got = await received;
+  t.equal(got.length, big.length, 'all of it arrived');
+  t.equal(drained, 1);
+});
+
+t.test('direct and stream writes leave in the order they were made, a pending direct write included', async (t) => {
+  const sizes = [8 * 1024 * 1024, 1000, 3 * 1024 * 1024, 10, 500];
+  const { received, client } = await pair(t, (s) => {
+    const w = new DirectWriter(s, () => {});
+    w.write(part(0, sizes[0]!)); // pending in libuv: the client is paused
+    s.write(part(1, sizes[1]!)); // the stream, behind it
+    w.write(part(2, sizes[2]!)); // direct again: behind the stream's write, which the stream may still hold
+    s.write(part(3, sizes[3]!));
+    w.write(part(4, sizes[4]!));
+    s.end();
+  }, { pauseClient: true });
+  await new Promise((r) => setTimeout(r, 100));
+  client.resume();
+  t.same(runs(await received), sizes.map((n, i) => [i + 1, n]));
+});
+
+t.test('a corked socket is never overtaken: while corked, a direct write joins the corked bytes', async (t) => {
+  const { received } = await pair(t, (s) => {
+    const w = new DirectWriter(s, () => {});
+    s.cork();
+    w.write(part(0, 100));
+    t.equal(s.writableLength, 100, 'the cork holds it (the batch leaves in one writev)');
+    s.write(part(1, 50));
+    s.uncork();
+    w.write(part(2, 25));
+    s.end();
+  });
+  t.same(runs(await received), [[1, 100], [2, 50], [3, 25]]);
+});
+
+t.test('end() right after a direct write libuv still holds sends all of it before the FIN', async (t) => {
+  const n = 16 * 1024 * 1024;
+  const { received, client } = await pair(t, (s) => {
+    const w = new DirectWriter(s, () => {});
+    t.equal(w.write(part(6, n)), false);
+    s.end();
+  }, { pauseClient: true });
+  await new Promise((r) => setTimeout(r, 100));
+  client.resume();
+  t.same(runs(await received), [[7, n]]);
+});
+
+t.test('writing to a connection the peer reset is an error on the socket, never a throw or a hang', async (t) => {
+  // Not reading: the reset is found by the write, not by a read first.
+  const server = net.createServer({ pauseOnConnect: true });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => { server.close(); });
+  const client = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
+  const [s] = await once(server, 'connection') as [net.Socket];
+  await once(client, 'connect');
+  client.resetAndDestroy();
+  await new Promise((r) => setTimeout(r, 50));
+  const w = new DirectWriter(s, () => {});
+  const failed = once(s, 'error');
+  // The first write may still be taken by the kernel; the reset shows on a following one at the latest.
+  for (let i = 0; i < 5 && !s.destroyed; i++) w.write(Buffer.alloc(1024, 1));
+  const [err] = await failed as [NodeJS.ErrnoException];
+  t.match(err.code, /^(EPIPE|ECONNRESET)$/, `error ${err.code}`);
+  t.ok(s.destroyed, 'the socket is destroyed');
+});
+
+t.test('TLS sockets (and any socket not marked plain) write through the stream', async (t) => {
+  const s = new net.Socket();
+  t.type(socketOut(s, false, () => {}), StreamOut);
+  t.type(socketOut(s, true, () => {}), DirectWriter, 'this Node.js offers the stream binding');
+  s.destroy();
+});
