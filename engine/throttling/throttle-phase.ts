@@ -1,9 +1,8 @@
-import diagnostics from 'node:diagnostics_channel';
 import type { Logger } from 'pino';
 import type { AuthContext, Call } from '../kernel/call.js';
 import { PhaseResult, type GatewayPhase } from '../kernel/phase.js';
 import type { SharedState } from '../kernel/shared-state.js';
-import { callChannel } from '../kernel/call-events.js';
+import { subscribeCalls, unsubscribeCalls } from '../kernel/call-events.js';
 import { LEVEL_ERROR } from './errors.js';
 import { STATE_COUNTERS, STATE_POLICIES, type CountersState } from './messages.js';
 import type { PolicySnapshot } from './policy-set.js';
@@ -51,10 +50,10 @@ export class ThrottlePhase implements GatewayPhase {
     this.evaluator.usePolicies(s);
     const hasBandwidth = this.evaluator.hasBandwidth;
     if (hasBandwidth && !this.bandwidthSubscribed) {
-      diagnostics.subscribe(callChannel.name, this.onCallDone);
+      subscribeCalls(this.onCallDone);
       this.bandwidthSubscribed = true;
     } else if (!hasBandwidth && this.bandwidthSubscribed) {
-      diagnostics.unsubscribe(callChannel.name, this.onCallDone);
+      unsubscribeCalls(this.onCallDone);
       this.bandwidthSubscribed = false;
     }
   }

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { isThrottleCode } from '../../../errors/catalogue.js';
-import { callChannel } from '../../kernel/call-events.js';
+import { subscribeCalls, unsubscribeCalls } from '../../kernel/call-events.js';
 import type { MessageContext } from '../message-context.js';
 import type { SenderPools } from '../../routing/backend-target.js';
 import type { WorkerPool } from '../worker-pool.js';
@@ -96,8 +96,8 @@ export class CallRecorder {
       this.loopDelay.disable();
       this.loopDelay = null;
     }
-    if (want && !this.subscribed) { callChannel.subscribe(this.onCall); this.subscribed = true; }
-    if (!want && this.subscribed) { callChannel.unsubscribe(this.onCall); this.subscribed = false; }
+    if (want && !this.subscribed) { subscribeCalls(this.onCall); this.subscribed = true; }
+    if (!want && this.subscribed) { unsubscribeCalls(this.onCall); this.subscribed = false; }
   }
 
   private readonly onCall = (message: unknown): void => {
@@ -269,6 +269,6 @@ export class CallRecorder {
     this.flush(false);
     this.loopDelay?.disable();
     this.loopDelay = null;
-    if (this.subscribed) { callChannel.unsubscribe(this.onCall); this.subscribed = false; }
+    if (this.subscribed) { unsubscribeCalls(this.onCall); this.subscribed = false; }
   }
 }
