@@ -26,12 +26,14 @@ interface WriteReq {
   handle: unknown;
   oncomplete: (this: WriteReq, status: number) => void;
   owner: DirectWriter | null;
-  buffer: Buffer | null;
+  buffer: Buffer | (string | Buffer)[] | null;
 }
 
 interface StreamHandle {
   writeBuffer(req: WriteReq, data: Buffer): number;
   writeLatin1String(req: WriteReq, data: string): number;
+  /** `chunks`: [data, encoding, data, encoding, ...]; strings are copied, Buffers referenced until done. */
+  writev(req: WriteReq, chunks: (string | Buffer)[], allBuffers: boolean): number;
 }
 
 interface StreamWrapBinding {
@@ -82,6 +84,8 @@ export interface SocketOut {
   write(data: Buffer): boolean;
   /** Writes a string byte per character (latin1). */
   writeLatin1(text: string): boolean;
+  /** Writes pieces in one system call where it can: strings byte per character, Buffers not reused. */
+  writev(parts: readonly (string | Buffer)[]): boolean;
   /** Whether the socket is full. */
   readonly needsDrain: boolean;
 }
@@ -91,7 +95,20 @@ export class StreamOut implements SocketOut {
   constructor(readonly socket: net.Socket) {}
   write(data: Buffer): boolean { return this.socket.write(data); }
   writeLatin1(text: string): boolean { return this.socket.write(text, 'latin1'); }
+  writev(parts: readonly (string | Buffer)[]): boolean { return corkedWrite(this.socket, parts); }
   get needsDrain(): boolean { return this.socket.writableNeedDrain; }
+}
+
+/** The pieces through the stream, corked: they leave in one writev. */
+function corkedWrite(s: net.Socket, parts: readonly (string | Buffer)[]): boolean {
+  s.cork();
+  let ok = true;
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!;
+    ok = (typeof p === 'string' ? s.write(p, 'latin1') : s.write(p)) && ok;
+  }
+  s.uncork();
+  return ok;
 }
 
 /** The direct writer of one plain TCP socket. */
@@ -127,7 +144,22 @@ export class DirectWriter implements SocketOut {
     return this.dispatched(req, h.writeLatin1String(req, text), null);
   }
 
-  private dispatched(req: WriteReq, err: number, data: Buffer | null): boolean {
+  writev(parts: readonly (string | Buffer)[]): boolean {
+    const h = this.handle();
+    if (h === null) return corkedWrite(this.socket, parts);
+    const chunks: (string | Buffer)[] = new Array<string | Buffer>(parts.length * 2);
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i]!;
+      chunks[2 * i] = p;
+      chunks[2 * i + 1] = typeof p === 'string' ? 'latin1' : 'buffer';
+    }
+    const req = new WriteWrap();
+    req.handle = h;
+    req.oncomplete = onDirectWriteComplete;
+    return this.dispatched(req, h.writev(req, chunks, false), chunks);
+  }
+
+  private dispatched(req: WriteReq, err: number, data: Buffer | (string | Buffer)[] | null): boolean {
     if (err !== 0) {
       this.socket.destroy(writeError(err));
       return true;

@@ -92,6 +92,25 @@ t.test('direct and stream writes leave in the order they were made, a pending di
   t.same(runs(await received), sizes.map((n, i) => [i + 1, n]));
 });
 
+t.test('writev: strings (byte per character) and Buffers leave in one go, in order; a held one keeps its Buffers', async (t) => {
+  const big = part(4, 8 * 1024 * 1024);
+  let first: boolean | null = null;
+  const { received, client } = await pair(t, (s) => {
+    const w = new DirectWriter(s, () => {});
+    first = w.writev(['POST /x HTTP/1.1\r\n\u00e9\r\n', Buffer.from('body'), '\r\n']);
+    w.writev([big, 'tail']);
+    s.end();
+  }, { pauseClient: true });
+  await new Promise((r) => setTimeout(r, 100));
+  client.resume();
+  const got = await received;
+  t.equal(first, true, 'a small writev leaves at once');
+  const head = Buffer.from('POST /x HTTP/1.1\r\n\u00e9\r\nbody\r\n', 'latin1');
+  t.same(got.subarray(0, head.length), head, 'U+00E9 went out as the one byte 0xE9');
+  t.same(runs(got.subarray(head.length, head.length + big.length)), [[5, big.length]]);
+  t.equal(got.subarray(head.length + big.length).toString('latin1'), 'tail');
+});
+
 t.test('a corked socket is never overtaken: while corked, a direct write joins the corked bytes', async (t) => {
   const { received } = await pair(t, (s) => {
     const w = new DirectWriter(s, () => {});

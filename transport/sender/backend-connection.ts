@@ -50,6 +50,11 @@ function uncork(s: net.Socket): void {
   s.uncork();
 }
 
+/** Writes a head that no body piece came to join in its tick (BackendConnection.writeHead). */
+function flushHeldHead(c: BackendConnection): void {
+  c.flushHeldHead();
+}
+
 /**
  * One HTTP/1.1 connection to a backend: carries one exchange at a time (no pipelining), parses responses
  * with llhttp, and goes back to its pool's idle list when both the request and the response are complete
@@ -60,6 +65,8 @@ export class BackendConnection implements ExchangeWire {
   readonly socket: net.Socket;
   /** Plain TCP to the backend (no TLS, no tunnel): the request head goes straight to the handle. */
   private readonly direct: SocketOut | null = null;
+  /** A request head waiting for the body piece written in the same tick, to leave with it in one writev. */
+  private heldHead: string | null = null;
   private readonly parser: LlhttpParser;
   exchange: Exchange | null = null;
   connected = false;
@@ -171,19 +178,37 @@ export class BackendConnection implements ExchangeWire {
    * writes itself is checked first (transport/field-values.ts).
    */
   writeHead(head: string, bodyFollows: boolean): boolean {
+    // A body that came with the head (the common small POST: one client read) is written in this tick: the
+    // head waits for its first piece (or the stream is corked until the next tick), and head and body leave
+    // in one writev instead of two system calls.
+    if (this.direct !== null) {
+      if (!bodyFollows) return this.direct.writeLatin1(head);
+      this.heldHead = head;
+      process.nextTick(flushHeldHead, this);
+      return true;
+    }
     const out = this.out;
     if (bodyFollows) {
-      // A body that came with the head (the common small POST: one client read) is written in this tick:
-      // corked until the next one, head and body leave in one writev instead of two system calls.
       out.cork();
       process.nextTick(uncork, out);
-    } else if (this.direct !== null) {
-      return this.direct.writeLatin1(head);
     }
     return out.write(head, 'latin1');
   }
 
+  /** The held head, alone: no body piece came in its tick. */
+  flushHeldHead(): void {
+    const head = this.heldHead;
+    if (head === null) return;
+    this.heldHead = null;
+    if (!this.closed) this.direct!.writeLatin1(head);
+  }
+
   writeBody(chunk: Buffer, mode: BodyMode): boolean {
+    const head = this.heldHead;
+    if (head !== null && chunk.length > 0) {
+      this.heldHead = null;
+      return this.direct!.writev(mode === BodyMode.CHUNKED ? [head, chunk.length.toString(16) + CRLF, chunk, CRLF] : [head, chunk]);
+    }
     if (mode === BodyMode.CHUNKED) {
       if (chunk.length === 0) return true;
       const out = this.out;
@@ -199,6 +224,12 @@ export class BackendConnection implements ExchangeWire {
 
   /** The request's end. A response that completed first has already detached the exchange: none is left to finish. */
   endBody(mode: BodyMode): void {
+    const head = this.heldHead;
+    if (head !== null) {
+      this.heldHead = null;
+      this.direct!.writev(mode === BodyMode.CHUNKED ? [head, LAST_CHUNK] : [head]);
+      return;
+    }
     if (mode === BodyMode.CHUNKED) this.out.write(LAST_CHUNK);
   }
 
