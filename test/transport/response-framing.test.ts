@@ -99,3 +99,37 @@ t.test('slow readers at once: each gets its own bytes (a held chunk is not a vie
   const got = await Promise.all([0, 1, 2].map(slowGet));
   for (let i = 0; i < 3; i++) t.equal(got[i], sha(bodies[i]!), `reader ${i}: its body whole`);
 });
+
+t.test('one keep-alive backend connection answers with a length, chunked, a length split across reads, then chunked: each response ends', async (t) => {
+  // After a response with a Content-Length its body is counted past the parser, which is told nothing of the
+  // message's end (backend-connection.ts): the next response on the connection, whatever its framing, must
+  // still be seen to end.
+  const answers = [
+    ['HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nfirst'],
+    ['HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n6\r\nsecond\r\n0\r\n\r\n'],
+    ['HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nth', 'ird'],
+    ['HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n', '6\r\nfourth\r\n0\r\n\r\n'],
+  ];
+  let n = 0;
+  const be = await rawBackend(t, (sock) => {
+    let buf = '';
+    sock.on('data', (d: Buffer) => {
+      buf += d.toString('latin1');
+      while (buf.includes('\r\n\r\n')) {
+        buf = buf.slice(buf.indexOf('\r\n\r\n') + 4);
+        const parts = answers[n++ % answers.length]!;
+        sock.write(parts[0]!);
+        if (parts[1] !== undefined) setTimeout(() => sock.write(parts[1]!), 30);
+      }
+    });
+  });
+  const s = await startSluice(t, {}, { [`${API_DIR}/alt.toml`]: apiToml({ name: 'alt', context: '/alt', production: be.url }) });
+  const bodies: string[] = [];
+  for (let i = 0; i < 8; i++) {
+    const r = await request(s.url('/alt/1.0.0/x'), { timeoutMs: 3000 });
+    t.equal(r.status, 200, `call ${i + 1}`);
+    bodies.push(r.text);
+  }
+  t.same(bodies, ['first', 'second', 'third', 'fourth', 'first', 'second', 'third', 'fourth']);
+  t.equal(be.connections(), 1, 'all on one connection');
+});
