@@ -8,7 +8,7 @@ import type { SharedState } from './shared-state.js';
  * - on the main thread, a GatewayExtension: it owns the feature's state (policies, subscriptions, revoked
  *   tokens, counters), sends it to every io thread at start and keeps it current by key;
  * - on each io thread, its phases (contributed to the phase list, engine/gateway/phase-list.ts) and hooks:
- *   handlers of its shared-state keys, the call channel (kernel/call-events.ts), messages to its main half.
+ *   handlers of its shared-state keys, the call listeners (kernel/call-events.ts), messages to its main half.
  *   An io-thread half gets a FeatureHost and nothing more of the thread.
  * Neither half imports the gateway or the runtime: they import this file, and the gateway and the runtime
  * provide what it declares.
