@@ -9,7 +9,8 @@ import {
 } from './http-parser.js';
 import type { Exchange, ExchangeWire } from './exchange.js';
 import type { HostPoolOptions } from './pool-options.js';
-import { socketOut, type SocketOut } from '../direct-write.js';
+import { socketOut } from '../direct-write.js';
+import { RequestWriter } from './request-writer.js';
 
 const CRLF = '\r\n';
 
@@ -18,7 +19,6 @@ let parseTarget: BackendConnection | null = null;
 let parseInput: Buffer | null = null;
 let parseResult: number | Error = 0;
 const runParse = (): void => { parseResult = parseTarget!.execute(parseInput!); };
-const LAST_CHUNK = Buffer.from('0\r\n\r\n', 'latin1');
 
 /**
  * The Content-Length of a response head, or -1 when there is none (chunked or close-delimited). llhttp has
@@ -45,15 +45,6 @@ export interface ConnectionPool {
   onConnectionClosed(conn: BackendConnection): void;
 }
 
-/** Ends the cork of BackendConnection.writeHead, on the tick after the head. */
-function uncork(s: net.Socket): void {
-  s.uncork();
-}
-
-/** Writes a head that no body piece came to join in its tick (BackendConnection.writeHead). */
-function flushHeldHead(c: BackendConnection): void {
-  c.flushHeldHead();
-}
 
 /**
  * One HTTP/1.1 connection to a backend: carries one exchange at a time (no pipelining), parses responses
@@ -63,10 +54,8 @@ function flushHeldHead(c: BackendConnection): void {
  */
 export class BackendConnection implements ExchangeWire {
   readonly socket: net.Socket;
-  /** Plain TCP to the backend (no TLS, no tunnel): the request head goes straight to the handle. */
-  private readonly direct: SocketOut | null = null;
-  /** A request head waiting for the body piece written in the same tick, to leave with it in one writev. */
-  private heldHead: string | null = null;
+  /** The request side: head and body (request-writer.ts). */
+  private readonly writer: RequestWriter;
   private readonly parser: LlhttpParser;
   exchange: Exchange | null = null;
   connected = false;
@@ -103,9 +92,10 @@ export class BackendConnection implements ExchangeWire {
     } else {
       this.socket = net.connect({ host: target.host, port: target.port, onread, noDelay: true });
       this.socket.once('connect', o.tls ? this.onTunnelSocket : this.onConnected);
-      if (!o.tls) this.direct = socketOut(this.socket, true, this.onSocketDrain);
     }
     this.socket.setNoDelay(true);
+    // Plain TCP to the backend (no TLS, no tunnel): the request goes straight to the socket's handle.
+    this.writer = new RequestWriter(this.socket, o.tls ? null : socketOut(this.socket, true, this.onSocketDrain));
     this.socket.on('error', this.onSocketError);
     this.socket.on('close', this.onSocketClose);
     this.socket.on('drain', this.onSocketDrain);
@@ -151,6 +141,7 @@ export class BackendConnection implements ExchangeWire {
     this.socket.removeListener('drain', this.onSocketDrain);
     const secure = tls.connect({ ...o.tls!, socket: this.socket });
     this.tlsOverTunnel = secure;
+    this.writer.out = secure;
     secure.on('data', (d: Buffer) => { this.onRead(d.length, d); });
     secure.on('error', this.onSocketError);
     secure.on('drain', this.onSocketDrain);
@@ -171,67 +162,10 @@ export class BackendConnection implements ExchangeWire {
     ex.attach(this);
   }
 
-  /**
-   * Writes the request head (REQUEST_HEAD) byte per character (latin1): llhttp decoded the client's bytes the
-   * same way, so they go out as they came. A character above U+00FF would keep only its low byte (U+010A
-   * becoming LF, Node.js CVE-2018-12116): no such character reaches here, llhttp gives none and what Sluice
-   * writes itself is checked first (transport/field-values.ts).
-   */
-  writeHead(head: string, bodyFollows: boolean): boolean {
-    // A body that came with the head (the common small POST: one client read) is written in this tick: the
-    // head waits for its first piece (or the stream is corked until the next tick), and head and body leave
-    // in one writev instead of two system calls.
-    if (this.direct !== null) {
-      if (!bodyFollows) return this.direct.writeLatin1(head);
-      this.heldHead = head;
-      process.nextTick(flushHeldHead, this);
-      return true;
-    }
-    const out = this.out;
-    if (bodyFollows) {
-      out.cork();
-      process.nextTick(uncork, out);
-    }
-    return out.write(head, 'latin1');
-  }
-
-  /** The held head, alone: no body piece came in its tick. */
-  flushHeldHead(): void {
-    const head = this.heldHead;
-    if (head === null) return;
-    this.heldHead = null;
-    if (!this.closed) this.direct!.writeLatin1(head);
-  }
-
-  writeBody(chunk: Buffer, mode: BodyMode): boolean {
-    const head = this.heldHead;
-    if (head !== null && chunk.length > 0) {
-      this.heldHead = null;
-      return this.direct!.writev(mode === BodyMode.CHUNKED ? [head, chunk.length.toString(16) + CRLF, chunk, CRLF] : [head, chunk]);
-    }
-    if (mode === BodyMode.CHUNKED) {
-      if (chunk.length === 0) return true;
-      const out = this.out;
-      out.cork();
-      out.write(chunk.length.toString(16) + CRLF, 'latin1');
-      out.write(chunk);
-      const ok = out.write(CRLF, 'latin1');
-      out.uncork();
-      return ok;
-    }
-    return this.out.write(chunk);
-  }
-
+  writeHead(head: string, bodyFollows: boolean): boolean { return this.writer.writeHead(head, bodyFollows); }
+  writeBody(chunk: Buffer, mode: BodyMode): boolean { return this.writer.writeBody(chunk, mode); }
   /** The request's end. A response that completed first has already detached the exchange: none is left to finish. */
-  endBody(mode: BodyMode): void {
-    const head = this.heldHead;
-    if (head !== null) {
-      this.heldHead = null;
-      this.direct!.writev(mode === BodyMode.CHUNKED ? [head, LAST_CHUNK] : [head]);
-      return;
-    }
-    if (mode === BodyMode.CHUNKED) this.out.write(LAST_CHUNK);
-  }
+  endBody(mode: BodyMode): void { this.writer.endBody(mode); }
 
   pauseReading(): void { this.out.pause(); }
   resumeReading(): void { this.out.resume(); }
@@ -432,6 +366,7 @@ export class BackendConnection implements ExchangeWire {
   private closeQuietly(): void {
     if (this.closed) return;
     this.closed = true;
+    this.writer.drop();
     // Often called from inside parser.execute (a reply that ends the connection): freeing the parser
     // under its own feet crashes the process, so it is freed once the current callback has returned.
     queueMicrotask(this.freeParser);
