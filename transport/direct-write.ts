@@ -7,7 +7,7 @@ import { getSystemErrorName } from 'node:util';
  *
  * Why: a proxied call writes twice (the request head to the backend, the response to the client), and
  * each `socket.write` runs Writable's state machine (length accounting, a write request, the after-write
- * tick, the timer refresh) around the one system call that matters. Writing through the handle does what
+ * tick) around the one system call that matters. The socket's timeout is restarted as the stream would. Writing through the handle does what
  * Node's own `writeGeneric` does underneath (a WriteWrap, `writeBuffer`/`writeLatin1String`, which try the
  * write at once and queue the rest in libuv) and nothing else.
  *
@@ -67,6 +67,15 @@ function writeError(status: number): NodeJS.ErrnoException {
   return err;
 }
 
+/**
+ * A socket with a timeout (`setTimeout`: the sender's backend sockets) restarts it on every write, as a
+ * stream write does: a request written to a connection that sat idle gets the whole timeout for its answer.
+ * A socket without one (the front door's, timed by its sweeper) pays a property check.
+ */
+function refreshTimeout(s: net.Socket): void {
+  (s as net.Socket & { _unrefTimer(): void })._unrefTimer();
+}
+
 function onDirectWriteComplete(this: WriteReq, status: number): void {
   const w = this.owner!;
   this.owner = null;
@@ -75,6 +84,7 @@ function onDirectWriteComplete(this: WriteReq, status: number): void {
   const s = w.socket;
   if (s.destroyed) return;
   if (status < 0) { s.destroy(writeError(status)); return; }
+  refreshTimeout(s);
   if (w.pending === 0 && !s.writableNeedDrain) w.onDrained();
 }
 
@@ -164,6 +174,7 @@ export class DirectWriter implements SocketOut {
       this.socket.destroy(writeError(err));
       return true;
     }
+    refreshTimeout(this.socket);
     if (streamBaseState[LAST_WRITE_WAS_ASYNC] === 0) return !this.socket.writableNeedDrain;
     req.owner = this;
     req.buffer = data;
@@ -182,5 +193,6 @@ export class DirectWriter implements SocketOut {
  * otherwise (TLS, or a Node.js without the binding).
  */
 export function socketOut(socket: net.Socket, plain: boolean, onDrained: () => void): SocketOut {
-  return plain && binding !== null ? new DirectWriter(socket, onDrained) : new StreamOut(socket);
+  return plain && binding !== null && typeof (socket as net.Socket & { _unrefTimer?: unknown })._unrefTimer === 'function'
+    ? new DirectWriter(socket, onDrained) : new StreamOut(socket);
 }

@@ -135,3 +135,27 @@ t.test('a client that goes away mid-body aborts the backend request and frees bo
   await eventually(() => backendClosed, 'the backend connection to close');
   t.pass('backend connection closed after the client left');
 });
+
+t.test('a request on a pooled connection gets the whole socket timeout for its answer, however long the connection sat idle', async (t) => {
+  // http.socket.timeout is 600 ms here. The connection sits idle for 450 ms, then carries a request answered
+  // after 350 ms: writing the request must start the wait afresh (800 ms after the last read it still waits).
+  let calls = 0;
+  const be = await rawBackend(t, (sock) => {
+    let buf = '';
+    sock.on('data', (d: Buffer) => {
+      buf += d.toString('latin1');
+      while (buf.includes('\r\n\r\n')) {
+        buf = buf.slice(buf.indexOf('\r\n\r\n') + 4);
+        const delay = calls++ === 0 ? 0 : 350;
+        setTimeout(() => sock.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok'), delay);
+      }
+    });
+  });
+  const s = await gateway(t, { idle: be.url });
+  t.equal((await request(s.url('/idle/1.0.0/a'))).status, 200, 'the first call opens the connection');
+  await new Promise((r) => setTimeout(r, 450));
+  const r = await request(s.url('/idle/1.0.0/b'));
+  t.equal(r.status, 200, `the second call is answered, not timed out (${faultOf(r)?.code ?? ''})`);
+  t.equal(calls, 2, 'each call reached the backend once');
+  t.equal(be.connections(), 1, 'on the pooled connection');
+});
