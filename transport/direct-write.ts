@@ -7,9 +7,9 @@ import { getSystemErrorName } from 'node:util';
  *
  * Why: a proxied call writes twice (the request head to the backend, the response to the client), and
  * each `socket.write` runs Writable's state machine (length accounting, a write request, the after-write
- * tick) around the one system call that matters. The socket's timeout is restarted as the stream would. Writing through the handle does what
- * Node's own `writeGeneric` does underneath (a WriteWrap, `writeBuffer`/`writeLatin1String`, which try the
- * write at once and queue the rest in libuv) and nothing else.
+ * tick) around the one system call that matters. Writing through the handle does what Node's own
+ * `writeGeneric` does underneath (a WriteWrap, `writeBuffer`/`writeLatin1String`, which try the write at
+ * once and queue the rest in libuv, and the socket timeout's restart) and nothing else.
  *
  * Order is kept: a direct write is made only when the Writable holds nothing (not corked, nothing
  * buffered), and libuv writes its queue in order, so bytes given to the stream before a direct write leave

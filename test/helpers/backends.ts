@@ -66,6 +66,22 @@ export function onRequestHead(s: net.Socket, then: (head: string, rest: Buffer) 
   s.on('data', onData);
 }
 
+/**
+ * Calls `each` for every request head a raw socket reads (requests without bodies, one after another on a
+ * keep-alive connection), with the head's index on the connection.
+ */
+export function onEachRequestHead(s: net.Socket, each: (index: number) => void): void {
+  let buf = '';
+  let index = 0;
+  s.on('data', (d: Buffer) => {
+    buf += d.toString('latin1');
+    for (let end = buf.indexOf('\r\n\r\n'); end >= 0; end = buf.indexOf('\r\n\r\n')) {
+      buf = buf.slice(end + 4);
+      each(index++);
+    }
+  });
+}
+
 export interface ClientResponse {
   readonly status: number;
   readonly headers: http.IncomingHttpHeaders;

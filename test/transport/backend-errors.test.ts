@@ -2,7 +2,7 @@ import t from 'tap';
 import { spawn } from 'node:child_process';
 import { startSluice, type TestSluice } from '../helpers/sluice.js';
 import { apiToml, API_DIR, eventually } from '../helpers/home.js';
-import { rawBackend, onRequestHead, request, faultOf, echoBackend } from '../helpers/backends.js';
+import { rawBackend, onRequestHead, onEachRequestHead, request, faultOf, echoBackend } from '../helpers/backends.js';
 
 // One gateway for the whole file: each case is its own API with its own misbehaving backend.
 async function gateway(t: Tap.Test, apis: Record<string, string>, conf: Record<string, unknown> = {}): Promise<TestSluice> {
@@ -140,17 +140,10 @@ t.test('a request on a pooled connection gets the whole socket timeout for its a
   // http.socket.timeout is 600 ms here. The connection sits idle for 450 ms, then carries a request answered
   // after 350 ms: writing the request must start the wait afresh (800 ms after the last read it still waits).
   let calls = 0;
-  const be = await rawBackend(t, (sock) => {
-    let buf = '';
-    sock.on('data', (d: Buffer) => {
-      buf += d.toString('latin1');
-      while (buf.includes('\r\n\r\n')) {
-        buf = buf.slice(buf.indexOf('\r\n\r\n') + 4);
-        const delay = calls++ === 0 ? 0 : 350;
-        setTimeout(() => sock.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok'), delay);
-      }
-    });
-  });
+  const be = await rawBackend(t, (sock) => onEachRequestHead(sock, () => {
+    const delay = calls++ === 0 ? 0 : 350;
+    setTimeout(() => sock.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok'), delay);
+  }));
   const s = await gateway(t, { idle: be.url });
   t.equal((await request(s.url('/idle/1.0.0/a'))).status, 200, 'the first call opens the connection');
   await new Promise((r) => setTimeout(r, 450));

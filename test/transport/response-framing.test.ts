@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import type net from 'node:net';
 import { startSluice } from '../helpers/sluice.js';
 import { apiToml, API_DIR } from '../helpers/home.js';
-import { rawBackend, onRequestHead, request } from '../helpers/backends.js';
+import { rawBackend, onRequestHead, onEachRequestHead, request } from '../helpers/backends.js';
 
 // Content-Length bodies are read past the parser (transport/sender/backend-connection.ts): these are the
 // framings where counting bytes could go wrong.
@@ -110,19 +110,11 @@ t.test('one keep-alive backend connection answers with a length, chunked, a leng
     ['HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nth', 'ird'],
     ['HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n', '6\r\nfourth\r\n0\r\n\r\n'],
   ];
-  let n = 0;
-  const be = await rawBackend(t, (sock) => {
-    let buf = '';
-    sock.on('data', (d: Buffer) => {
-      buf += d.toString('latin1');
-      while (buf.includes('\r\n\r\n')) {
-        buf = buf.slice(buf.indexOf('\r\n\r\n') + 4);
-        const parts = answers[n++ % answers.length]!;
-        sock.write(parts[0]!);
-        if (parts[1] !== undefined) setTimeout(() => sock.write(parts[1]!), 30);
-      }
-    });
-  });
+  const be = await rawBackend(t, (sock) => onEachRequestHead(sock, (n) => {
+    const parts = answers[n % answers.length]!;
+    sock.write(parts[0]!);
+    if (parts[1] !== undefined) setTimeout(() => sock.write(parts[1]!), 30);
+  }));
   const s = await startSluice(t, {}, { [`${API_DIR}/alt.toml`]: apiToml({ name: 'alt', context: '/alt', production: be.url }) });
   const bodies: string[] = [];
   for (let i = 0; i < 8; i++) {

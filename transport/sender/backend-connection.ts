@@ -45,7 +45,6 @@ export interface ConnectionPool {
   onConnectionClosed(conn: BackendConnection): void;
 }
 
-
 /**
  * One HTTP/1.1 connection to a backend: carries one exchange at a time (no pipelining), parses responses
  * with llhttp, and goes back to its pool's idle list when both the request and the response are complete
