@@ -14,7 +14,9 @@ import { PROJECT, tmpDir, waitPort } from './lib/products.js';
  *   CG_WARMUP  keep-alive calls before counting (default 20000: the JIT settles)
  *   CG_CALLS   calls counted (default 5000)
  *   CG_ACCESS_LOG  "on" keeps the access log on (default off: the io thread's own cost)
- *   CG_KEEP    a directory: the callgrind output of each checkout is kept there (for callgrind_annotate)
+ *   CG_KEEP    a directory: the callgrind output of each checkout is kept there (for callgrind_annotate),
+ *              with V8's map of its compiled JavaScript (`--perf-basic-prof`) as `<name>.perf.map`: JIT
+ *              addresses that callgrind_annotate prints as `???:0x...` are looked up there
  *
  * Counting covers the whole process (io thread, main thread, workers) from the moment instrumentation is
  * switched on after the warm-up.
@@ -63,6 +65,8 @@ async function measure(root: string, offset: number, backendPort: number): Promi
   // The node flags of the CLI's shebang apply as when an operator starts it.
   const shebang = fs.readFileSync(path.join(root, 'bin/sluice.js'), 'utf8').split('\n')[0]!;
   const flags = shebang.split(/\s+/).filter((f) => f.startsWith('--'));
+  const keep = process.env['CG_KEEP'];
+  if (keep) flags.push('--perf-basic-prof');
   const out = path.join(home, 'callgrind.out');
   const proc = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, ...flags,
     path.join(root, 'bin/sluice.js'), 'start', '--home', home], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -83,8 +87,11 @@ async function measure(root: string, offset: number, backendPort: number): Promi
       if (m) total = Math.max(total, Number(m[1]));
     }
     if (total === 0) throw new Error(`no callgrind totals in ${dumps.join(', ')}: ${stderr.slice(-400)}`);
-    const keep = process.env['CG_KEEP'];
-    if (keep) for (const f of dumps) fs.copyFileSync(f, path.join(keep, `${path.basename(root)}-${offset}-${path.basename(f)}`));
+    if (keep) {
+      for (const f of dumps) fs.copyFileSync(f, path.join(keep, `${path.basename(root)}-${offset}-${path.basename(f)}`));
+      const map = `/tmp/perf-${proc.pid}.map`;
+      if (fs.existsSync(map)) fs.renameSync(map, path.join(keep, `${path.basename(root)}-${offset}.perf.map`));
+    }
     return total / CALLS;
   } finally {
     proc.kill('SIGTERM');

@@ -4,7 +4,7 @@ import { HTTPParser, STOP_AT_HEAD, kOnBody, kOnHeaders, kOnHeadersComplete, kOnM
 import type { DoorConfig } from '../../conf/views/front-door.js';
 import { checkHead } from './framing.js';
 import { RequestHead } from './request-head.js';
-import { DoorRefusal, Refusal } from './refusals.js';
+import { DoorRefusal, Refusal, refusalOfParseError } from './refusals.js';
 import { ClientExchange, type ExchangeConnection } from './client-exchange.js';
 import { socketOut, type SocketOut } from '../direct-write.js';
 
@@ -22,9 +22,12 @@ export interface DoorHandler {
 
 /** Where the parser is between reads. */
 const Reading = {
-  /** Between messages: waiting for the first byte of a request. */
+  /**
+   * Between messages, or inside a later head of the connection: the parser begins a message without
+   * telling the door (no callback per call); `inHead` asks it whether one has begun.
+   */
   IDLE: 0,
-  /** Inside a request head. */
+  /** Inside the connection's first request head. */
   HEAD: 1,
   /** Inside a request body. */
   BODY: 2,
@@ -40,20 +43,6 @@ type Reading = (typeof Reading)[keyof typeof Reading];
 const LINGER_IDLE_MS = 2000;
 const LINGER_MAX_MS = 30000;
 
-/** llhttp's error codes the door answers with something other than 400. */
-function refusalOf(err: Error & { code?: string; reason?: string }, cfg: DoorConfig): DoorRefusal {
-  switch (err.code) {
-    case 'HPE_HEADER_OVERFLOW':
-      return new DoorRefusal(Refusal.HEADERS_TOO_LARGE, `The request head is larger than ${cfg.maxTargetBytes + cfg.maxHeaderBytes} bytes`);
-    case 'HPE_PAUSED_H2_UPGRADE':
-      return new DoorRefusal(Refusal.VERSION, 'HTTP/2 is not served on this port; use HTTP/1.1');
-    case 'HPE_INVALID_VERSION':
-      if (err.reason === 'Invalid HTTP version') return new DoorRefusal(Refusal.VERSION, 'Only HTTP/1.0 and HTTP/1.1 are served');
-      break;
-  }
-  return new DoorRefusal(Refusal.BAD_REQUEST, `Malformed request: ${err.reason ?? err.message}`);
-}
-
 /**
  * One client connection of the gateway: Node's llhttp reads requests from it strictly, the front door's
  * rules judge each head (framing.ts), and the exchanges are answered one at a time, in order. Requests a
@@ -66,6 +55,10 @@ export class ClientConnection implements ExchangeConnection {
   /** The exchange whose body the parser is reading; null between messages. */
   private parsing: ClientExchange | null = null;
   private reading: Reading = Reading.IDLE;
+  /** The parser calls onMessageComplete: only while the message being read has a body. */
+  private completeHooked = false;
+  /** The first message has begun: from then on the parser's message clock is set (`inHead`). */
+  private begun = false;
   private headerParts: string[] | null = null;
   private urlPart = '';
   /** A WebSocket upgrade's head was just parsed: the parse stops there. */
@@ -102,11 +95,13 @@ export class ClientConnection implements ExchangeConnection {
     const p = this.parser;
     // The limit llhttp applies counts the request line too: the target's own limit is checked after.
     p.initialize(HTTPParser.REQUEST, {}, cfg.maxTargetBytes + cfg.maxHeaderBytes, 0);
-    p[kOnMessageBegin] = this.onMessageBegin;
+    // Only the connection's first message-begin calls back: it sets the parser's own clock of the current
+    // message, which `inHead` reads from then on (llhttp leaves it unset before). A callback per message
+    // costs a crossing from C++ into JavaScript on every call (docs/performance.md).
+    p[kOnMessageBegin] = this.onFirstMessageBegin;
     p[kOnHeaders] = this.onHeaders;
     p[kOnHeadersComplete] = this.onHeadersComplete;
     p[kOnBody] = this.onBody;
-    p[kOnMessageComplete] = this.onMessageComplete;
     const now = Date.now();
     this.headStartedAt = now;
     this.lastReadAt = now;
@@ -151,15 +146,32 @@ export class ClientConnection implements ExchangeConnection {
 
   // ---- llhttp ----------------------------------------------------------------------------------------
 
-  private readonly onMessageBegin = (): number => {
+  private readonly onFirstMessageBegin = (): number => {
+    this.parser[kOnMessageBegin] = undefined;
+    this.begun = true;
     this.reading = Reading.HEAD;
     this.headStartedAt = Date.now();
     return 0;
   };
 
+  /**
+   * Whether a request head is being read: the first one by the door's own state, a later one by the
+   * parser's (its message clock runs from a message's first byte and is 0 once the message is complete;
+   * a head ends in BODY, STOPPED, or a message complete at once).
+   */
+  private inHead(): boolean {
+    if (this.reading === Reading.HEAD) return true;
+    return this.reading === Reading.IDLE && this.begun && this.parser.duration() !== 0 && !this.parser.headersCompleted();
+  }
+
+  /** Milliseconds inside the current head (`inHead`). */
+  private headMs(now: number): number {
+    return this.reading === Reading.HEAD ? now - this.headStartedAt : this.parser.duration();
+  }
+
   /** More than 32 fields, or a head split across reads: llhttp hands the fields over in parts. */
   private readonly onHeaders = (headers: string[], url: string): void => {
-    if (this.reading !== Reading.HEAD) return; // trailers of a chunked body: not forwarded
+    if (this.reading !== Reading.HEAD && this.reading !== Reading.IDLE) return; // trailers of a chunked body: not forwarded
     if (this.headerParts === null) this.headerParts = headers.slice();
     else for (let i = 0; i < headers.length; i++) this.headerParts.push(headers[i]!);
     this.urlPart += url;
@@ -191,28 +203,45 @@ export class ClientConnection implements ExchangeConnection {
       return STOP_AT_HEAD;
     }
     if (upgrade) head.keepAlive = false; // an Upgrade the gateway ignores: llhttp reads no further request
-    this.reading = Reading.BODY;
-    this.parsing = x;
-    if (!head.hasBody) x.bodyComplete = true;
+    if (head.hasBody) {
+      this.reading = Reading.BODY;
+      this.parsing = x;
+      this.hookComplete(true);
+    } else {
+      // llhttp completes a message without a body right after its head, in this same execute: nothing is
+      // left for its callback to do.
+      this.reading = Reading.IDLE;
+      this.headStartedAt = 0;
+      x.bodyComplete = true;
+      this.hookComplete(false);
+    }
     if (this.queue[0] === x) this.activate(x);
     return 0;
   };
+
+  private hookComplete(on: boolean): void {
+    if (this.completeHooked === on) return;
+    this.completeHooked = on;
+    this.parser[kOnMessageComplete] = on ? this.onMessageComplete : undefined;
+  }
 
   private readonly onBody = (chunk: Buffer): void => {
     this.parsing?.deliverBody(chunk, false);
   };
 
+  /** The end of a request body (hooked only while one is read: onHeadersComplete). */
   private readonly onMessageComplete = (): void => {
     const x = this.parsing;
+    // A refused or upgraded head also completes its message (STOP_AT_HEAD): the door reads no further.
+    if (this.reading === Reading.STOPPED || x === null) return;
     this.parsing = null;
     this.reading = Reading.IDLE;
     this.headStartedAt = 0;
-    if (x !== null && x.head.hasBody) x.deliverBody(null, true);
-    else if (x !== null) x.bodyComplete = true;
+    x.deliverBody(null, true);
   };
 
   private onParseError(err: Error): void {
-    const refusal = refusalOf(err, this.cfg);
+    const refusal = refusalOfParseError(err, this.cfg);
     this.reading = Reading.STOPPED;
     const x = this.parsing;
     this.parsing = null;
@@ -259,14 +288,14 @@ export class ClientConnection implements ExchangeConnection {
     q.shift();
     if (this.pausedBy === x) this.pausedBy = null;
     if (this.closed) return;
-    if (x.closeAfter || this.draining || (this.clientEnded && q.length === 0 && this.reading !== Reading.HEAD)) {
+    if (x.closeAfter || this.draining || (this.clientEnded && q.length === 0 && !this.inHead())) {
       this.closeAfterResponse(!x.bodyComplete);
       return;
     }
     if (this.pausedForQueue && q.length <= this.cfg.maxPipelined) { this.pausedForQueue = false; this.resumeIfFree(); }
     if (q.length > 0) { this.activate(q[0]!); return; }
     this.idleSince = Date.now();
-    if (this.clientEnded && this.reading === Reading.HEAD) this.refuseTruncatedHead();
+    if (this.clientEnded && this.inHead()) this.refuseTruncatedHead();
   }
 
   /** Stop reading for the exchange whose body is being read (the backend pushes back). */
@@ -312,7 +341,7 @@ export class ClientConnection implements ExchangeConnection {
   /** The gateway is stopping: idle connections close now, busy ones after their current response. */
   drain(): void {
     this.draining = true;
-    if (this.queue.length === 0 && this.reading !== Reading.HEAD) this.destroy();
+    if (this.queue.length === 0 && !this.inHead()) this.destroy();
   }
 
   /** Hands the socket over (a WebSocket session): the door stops reading and timing it. */
@@ -361,7 +390,7 @@ export class ClientConnection implements ExchangeConnection {
     this.clientEnded = true;
     if (this.lingering) { this.destroy(); return; }
     if (this.queue.length === 0) {
-      if (this.reading === Reading.HEAD) this.refuseTruncatedHead();
+      if (this.inHead()) this.refuseTruncatedHead();
       else this.destroy();
       return;
     }
@@ -397,8 +426,10 @@ export class ClientConnection implements ExchangeConnection {
       return;
     }
     const active = this.queue[0];
-    if (this.reading === Reading.HEAD || (this.reading === Reading.IDLE && this.idleSince === 0 && active === undefined)) {
-      if (active === undefined && now - this.headStartedAt > t.headerMs) {
+    const inHead = this.inHead();
+    if (inHead || (this.reading === Reading.IDLE && this.idleSince === 0 && active === undefined)) {
+      // Before the first byte of a fresh connection, the clock runs from its accept (the constructor).
+      if (active === undefined && (inHead ? this.headMs(now) : now - this.headStartedAt) > t.headerMs) {
         // A head that never completes (slowloris) gets its answer, then the close.
         this.reading = Reading.STOPPED;
         this.refuseWithoutHead(new DoorRefusal(Refusal.HEAD_TIMEOUT, 'The request head did not arrive in time'));

@@ -1,6 +1,7 @@
 import { ApiHandlerError } from '../../errors/api-handler.js';
 import { faultOf, type ErrorEntry, type FaultInfo } from '../../errors/error-entry.js';
 import { DoorError } from '../../errors/front-door.js';
+import type { DoorConfig } from '../../conf/views/front-door.js';
 
 /**
  * Why the front door refused a request before any gateway phase ran, and the answer each gets: a status,
@@ -51,4 +52,18 @@ export class DoorRefusal {
 
   /** The fault the refusal answers with: its entry, with the rule as the description. */
   get fault(): FaultInfo { return faultOf(REFUSALS[this.refusal], { description: this.description }); }
+}
+
+/** llhttp's error codes the door answers with something other than 400. */
+export function refusalOfParseError(err: Error & { code?: string; reason?: string }, cfg: DoorConfig): DoorRefusal {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new DoorRefusal(Refusal.HEADERS_TOO_LARGE, `The request head is larger than ${cfg.maxTargetBytes + cfg.maxHeaderBytes} bytes`);
+    case 'HPE_PAUSED_H2_UPGRADE':
+      return new DoorRefusal(Refusal.VERSION, 'HTTP/2 is not served on this port; use HTTP/1.1');
+    case 'HPE_INVALID_VERSION':
+      if (err.reason === 'Invalid HTTP version') return new DoorRefusal(Refusal.VERSION, 'Only HTTP/1.0 and HTTP/1.1 are served');
+      break;
+  }
+  return new DoorRefusal(Refusal.BAD_REQUEST, `Malformed request: ${err.reason ?? err.message}`);
 }

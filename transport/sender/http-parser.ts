@@ -12,6 +12,10 @@ export interface LlhttpParser {
   close(): void;
   free(): void;
   remove(): void;
+  /** Milliseconds since the current message's first byte; 0 between messages (unset before the first). */
+  duration(): number;
+  /** Whether the current message's head is complete. */
+  headersCompleted(): boolean;
   [index: number]: unknown;
 }
 
