@@ -3,7 +3,9 @@ import http from 'node:http';
 import path from 'node:path';
 import { spawn, execFileSync } from 'node:child_process';
 import { parse, stringify } from 'smol-toml';
+import { Agent, request } from 'undici';
 import { PROJECT, tmpDir, waitPort } from './lib/products.js';
+import { sluiceBenchFiles } from './peers/sluice.js';
 
 /**
  * `node dist/bench/callgrind.js [ROOT...]`: instructions per proxied call, counted by callgrind, for one
@@ -14,6 +16,8 @@ import { PROJECT, tmpDir, waitPort } from './lib/products.js';
  *   CG_WARMUP  keep-alive calls before counting (default 20000: the JIT settles)
  *   CG_CALLS   calls counted (default 5000)
  *   CG_ACCESS_LOG  "on" keeps the access log on (default off: the io thread's own cost)
+ *   CG_API     "secured": the bench's secured path (JWT + subscription + throttling, bench/peers/sluice.ts,
+ *              with a token of the bench application); "jwt": JWT + subscription alone; default: pass-through
  *   CG_KEEP    a directory: the callgrind output of each checkout is kept there (for callgrind_annotate),
  *              with V8's map of its compiled JavaScript (`--perf-basic-prof`) as `<name>.perf.map`: JIT
  *              addresses that callgrind_annotate prints as `???:0x...` are looked up there
@@ -25,6 +29,8 @@ const WARMUP = Number(process.env['CG_WARMUP'] ?? 20000);
 const CALLS = Number(process.env['CG_CALLS'] ?? 5000);
 const ACCESS_LOG = process.env['CG_ACCESS_LOG'] === 'on';
 const CONNECTIONS = 10;
+const API = process.env['CG_API'] ?? 'open';
+const API_PATH = API === 'secured' ? '/throttled/1.0.0/small' : API === 'jwt' ? '/secure/1.0.0/small' : '/cg/1.0.0/small';
 
 async function backend(): Promise<{ port: number; close(): void }> {
   const body = Buffer.from('{"hello":"world","n":42}');
@@ -35,11 +41,11 @@ async function backend(): Promise<{ port: number; close(): void }> {
 }
 
 /** `n` GETs over `CONNECTIONS` keep-alive connections, one at a time on each. */
-async function load(port: number, n: number): Promise<void> {
+async function load(port: number, n: number, token: string | null): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   let next = 0;
   const one = (): Promise<void> => new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path: '/cg/1.0.0/small', agent }, (res) => {
+    http.get({ host: '127.0.0.1', port, path: API_PATH, agent, headers: token === null ? {} : { authorization: `Bearer ${token}` } }, (res) => {
       res.resume();
       res.on('end', () => { if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`)); else resolve(); });
     }).on('error', reject);
@@ -61,6 +67,12 @@ async function measure(root: string, offset: number, backendPort: number): Promi
   fs.writeFileSync(confPath, stringify(conf));
   const apis = path.join(home, 'repository/deployment/server/apis');
   fs.mkdirSync(apis, { recursive: true });
+  if (API !== 'open') {
+    for (const [rel, text] of Object.entries(sluiceBenchFiles(`http://127.0.0.1:${backendPort}`, `http://127.0.0.1:${backendPort}`))) {
+      fs.mkdirSync(path.dirname(path.join(home, rel)), { recursive: true });
+      fs.writeFileSync(path.join(home, rel), text);
+    }
+  }
   fs.writeFileSync(path.join(apis, 'cg.toml'), `name = "Cg"\ncontext = "/cg"\nversion = "1.0.0"\ntype = "HTTP"\nlifecycle_state = "PUBLISHED"\nthrottling_policy = "Unlimited"\n[endpoints]\nproduction = "http://127.0.0.1:${backendPort}"\n[[resources]]\nverb = "GET"\nuri_template = "/*"\nauth_type = "None"\nthrottling_policy = "Unlimited"\n`);
   // The node flags of the CLI's shebang apply as when an operator starts it.
   const shebang = fs.readFileSync(path.join(root, 'bin/sluice.js'), 'utf8').split('\n')[0]!;
@@ -75,9 +87,10 @@ async function measure(root: string, offset: number, backendPort: number): Promi
   try {
     const port = 8280 + offset;
     await waitPort(port, 600_000);
-    await load(port, WARMUP);
+    const token = API === 'open' ? null : await benchToken(9443 + offset);
+    await load(port, WARMUP, token);
     execFileSync('callgrind_control', ['-i', 'on', String(proc.pid)]);
-    await load(port, CALLS);
+    await load(port, CALLS, token);
     execFileSync('callgrind_control', ['-d', String(proc.pid)]);
     await new Promise((r) => setTimeout(r, 2000));
     const dumps = fs.readdirSync(home).filter((f) => f.startsWith('callgrind.out')).map((f) => path.join(home, f));
@@ -100,6 +113,23 @@ async function measure(root: string, offset: number, backendPort: number): Promi
   }
 }
 
+/** An access token of the bench application (client credentials) from the node's token endpoint. */
+async function benchToken(servletPort: number): Promise<string> {
+  await waitPort(servletPort, 600_000);
+  const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
+  try {
+    const res = await request(`https://127.0.0.1:${servletPort}/oauth2/token`, {
+      method: 'POST', dispatcher, body: 'grant_type=client_credentials',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Basic ' + Buffer.from('bench-client:bench-secret').toString('base64') },
+    });
+    const t = await res.body.json() as { access_token?: string };
+    if (!t.access_token) throw new Error(`no token: ${res.statusCode}`);
+    return t.access_token;
+  } finally {
+    await dispatcher.close();
+  }
+}
+
 const roots = process.argv.slice(2).length > 0 ? process.argv.slice(2) : [PROJECT];
 const be = await backend();
 try {
@@ -107,7 +137,7 @@ try {
   for (const root of roots) {
     const perCall = await measure(path.resolve(root), offset, be.port);
     offset += 10;
-    process.stdout.write(`${path.resolve(root)}: ${Math.round(perCall)} instructions per call (${CALLS} calls after ${WARMUP} of warm-up, access log ${ACCESS_LOG ? 'on' : 'off'})\n`);
+    process.stdout.write(`${path.resolve(root)}: ${Math.round(perCall)} instructions per call (${CALLS} calls after ${WARMUP} of warm-up, access log ${ACCESS_LOG ? 'on' : 'off'}, ${API_PATH})\n`);
   }
 } finally {
   be.close();

@@ -24,6 +24,15 @@ export function isFieldName(name: string): boolean {
   return true;
 }
 
+/** A header name checked once (where it is made, usually a phase's constant): `fieldName` is the only way to one. */
+export type FieldName = string & { readonly __checkedFieldName: true };
+
+/** `name` as a FieldName; throws when it is not one (a programming error, found at load). */
+export function fieldName(name: string): FieldName {
+  if (!isFieldName(name)) throw new Error(`"${printable(name)}" is not a header name (RFC 9110 token characters only)`);
+  return name as FieldName;
+}
+
 /**
  * Where a value first holds a character it may not: a control other than HTAB (CR, LF and NUL among them),
  * DEL, or (unless `wide`) anything above U+00FF. -1 when the value is clean. SP, VCHAR and obs-text pass.

@@ -99,7 +99,7 @@ export class BackendSide extends AnsweringCall implements SenderHandler {
     const out = this.api?.def.outSequence;
     if (out !== undefined && this.outSequence(out)) return;
     // The backend's own fields were parsed by llhttp; what mediation or a phase wrote is checked once more.
-    if ((this.respMediated || this.addedResponse !== null) && this.unsafeHead(this.respMediated ? this.respHeaders! : NONE, this.extraResponseHeaders) !== UnsafeIn.NONE) {
+    if ((this.respMediated || this.addedResponseUnchecked) && this.unsafeHead(this.respMediated ? this.respHeaders! : NONE, this.extraResponseHeaders) !== UnsafeIn.NONE) {
       this.fault(unsafeResponseHeader(this.faultSequence));
       return;
     }

@@ -45,12 +45,13 @@ export class AnsweringCall extends CallState {
   respond(status: number, headers: readonly (readonly [string, string])[], body: Buffer | null): void {
     if (this.finished) return;
     const badAt = firstUnsafePair(headers);
-    if (badAt >= 0 || firstUnsafeField(this.extraResponseHeaders) >= 0) {
+    if (badAt >= 0 || (this.addedResponseUnchecked && firstUnsafeField(this.extraResponseHeaders) >= 0)) {
       const bad = headers[badAt];
       this.gw.log.error({ api: this.api?.def.id, path: this.path, status, problem: bad ? fieldProblem(bad[0], bad[1]) : 'a header added by a phase' },
         'a local answer carried a header no head may carry; the built-in fault body is sent instead');
       const e = GatewayError.LOCAL_ANSWER_UNWRITABLE;
       this.addedResponse = null;
+      this.addedResponseUnchecked = false;
       this.errorCode = e.code;
       headers = UNWRITABLE_HEADERS;
       status = e.status;

@@ -4,6 +4,7 @@ import type { BodyBuffer } from '../kernel/body-buffer.js';
 import { FaultSequence } from '../../errors/fault-sequences.js';
 import { CallStage, type AuthContext, type TerminalStep, type TokenFacts, type TraceRecord } from '../kernel/call.js';
 import type { ClientSide } from '../kernel/response-writer.js';
+import type { FieldName } from '../../transport/field-values.js';
 import type { ApiRuntime, ResourceRuntime } from '../routing/api-router.js';
 import type { BackendTarget } from '../routing/backend-target.js';
 import type { ApiEndpoints } from '../routing/deployed-apis.js';
@@ -65,6 +66,8 @@ export class CallState {
   protected addedBackend: string[] | null = null;
   protected removedBackend: string[] | null = null;
   protected addedResponse: string[] | null = null;
+  /** Some of `addedResponse` came from addResponseHeaders: the head is checked before it is written. */
+  protected addedResponseUnchecked = false;
   /** Properties set by mediation or phases for later phases and the fault sequences. */
   properties: Map<string, unknown> | null = null;
   trace: TraceRecord | null = null;
@@ -166,6 +169,11 @@ export class CallState {
 
   addResponseHeaders(...nameValues: string[]): void {
     (this.addedResponse ??= []).push(...nameValues);
+    this.addedResponseUnchecked = true;
+  }
+
+  addResponseNumber(name: FieldName, value: number): void {
+    (this.addedResponse ??= []).push(name, String(value));
   }
 
   /** The fault sequence of the call's API (its own `fault_sequence`), else the shipped `fault`. */

@@ -1,6 +1,7 @@
 import type { ErrorEntry, FaultExtra, FaultInfo } from '../../errors/error-entry.js';
 import type { CallFacts } from '../../mediation/index.js';
 import type { BackendTransportError } from '../../transport/transport-errors.js';
+import type { FieldName } from '../../transport/field-values.js';
 import type { ApiRuntime, ResourceRuntime } from '../routing/api-router.js';
 import type { BackendTarget } from '../routing/backend-target.js';
 import type { ApiEndpoints } from '../routing/deployed-apis.js';
@@ -119,7 +120,13 @@ export interface Call {
   closeConnection: boolean;
   addBackendHeaders(...nameValues: string[]): void;
   removeBackendHeader(lowerName: string): void;
+  /** Response headers built from the call (an Origin, a mediation value): checked before the head is written. */
   addResponseHeaders(...nameValues: string[]): void;
+  /**
+   * A response header whose value is a number (the X-RateLimit-* fields): a checked name and digits, safe by
+   * construction, so it alone does not make the head be checked again before it is written.
+   */
+  addResponseNumber(name: FieldName, value: number): void;
   readonly extraBackendHeaders: readonly string[];
   readonly removedBackendHeaders: readonly string[];
   readonly extraResponseHeaders: readonly string[];

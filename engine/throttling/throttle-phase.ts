@@ -8,6 +8,12 @@ import { STATE_COUNTERS, STATE_POLICIES, type CountersState } from './messages.j
 import type { PolicySnapshot } from './policy-set.js';
 import { ThrottleEvaluator } from './throttle-evaluator.js';
 import { ThrottleReporter } from './throttle-reporter.js';
+import { fieldName } from '../../transport/field-values.js';
+
+/** The rate-limit fields (with `[apim.throttling] rate_limit_headers`): names checked once, values numbers. */
+const RATE_LIMIT_LIMIT = fieldName('X-RateLimit-Limit');
+const RATE_LIMIT_REMAINING = fieldName('X-RateLimit-Remaining');
+const RATE_LIMIT_RESET = fieldName('X-RateLimit-Reset');
 
 /**
  * The throttle phase (after authorize, before the backend JWT): block conditions, then the API-level and
@@ -69,11 +75,9 @@ export class ThrottlePhase implements GatewayPhase {
       return PhaseResult.STOP;
     }
     if (ev.bestRemaining >= 0 && ev.rateLimitHeaders) {
-      ctx.addResponseHeaders(
-        'X-RateLimit-Limit', String(ev.bestLimit),
-        'X-RateLimit-Remaining', String(ev.bestRemaining),
-        'X-RateLimit-Reset', String(Math.max(1, Math.ceil(ev.bestResetMs / 1000))),
-      );
+      ctx.addResponseNumber(RATE_LIMIT_LIMIT, ev.bestLimit);
+      ctx.addResponseNumber(RATE_LIMIT_REMAINING, ev.bestRemaining);
+      ctx.addResponseNumber(RATE_LIMIT_RESET, Math.max(1, Math.ceil(ev.bestResetMs / 1000)));
     }
     return PhaseResult.CONTINUE;
   }
@@ -100,7 +104,9 @@ export class ThrottlePhase implements GatewayPhase {
     const resetMs = ev.retryMs;
     const retry = String(Math.max(1, Math.ceil(resetMs / 1000)));
     if (ev.rateLimitHeaders) {
-      ctx.addResponseHeaders('X-RateLimit-Limit', String(q.limit), 'X-RateLimit-Remaining', '0', 'X-RateLimit-Reset', retry);
+      ctx.addResponseNumber(RATE_LIMIT_LIMIT, q.limit);
+      ctx.addResponseNumber(RATE_LIMIT_REMAINING, 0);
+      ctx.addResponseNumber(RATE_LIMIT_RESET, Math.max(1, Math.ceil(resetMs / 1000)));
     }
     ctx.raise(error, {
       description: `${error.description}. You can access the API again after ${new Date(now + resetMs).toISOString()}`,
