@@ -1,14 +1,12 @@
 import t from 'tap';
 import pino from 'pino';
 import { startSluice } from '../../helpers/sluice.js';
-import { API_DIR, apiToml, freePort } from '../../helpers/home.js';
+import { API_DIR, apiToml } from '../../helpers/home.js';
 import { echoBackend, faultOf, request } from '../../helpers/backends.js';
 import { answering, inject, phaseOf, testRuntime } from '../../helpers/inject.js';
-import { GatewayThread } from '../../../engine/gateway/gateway-thread.js';
+import { ownIoThread } from '../../helpers/own-io-thread.js';
 import { PhaseResult } from '../../../engine/kernel/phase.js';
-import { defaultCodecs } from '../../../mediation/index.js';
 import { fieldName } from '../../../transport/field-values.js';
-import type { IoThreadDataSource } from '../../../engine/runtime/io-threads.js';
 import type { Call } from '../../../engine/kernel/call.js';
 
 // Response headers phases add: a number under a checked name (the X-RateLimit-* fields) is written without
@@ -44,12 +42,8 @@ t.test('a backend answer: numbers pass through, an unwritable added header is re
   const s = await startSluice(t, { passthru_http: { io_threads_per_reactor: 1 } }, {
     [`${API_DIR}/echo.toml`]: apiToml({ name: 'Echo', context: '/echo', production: be.url }),
   });
-  // The init a real io thread of this node receives, on a port of its own, with the phases under test last.
-  const data = await (s.node.gateway!.threads as unknown as { source: IoThreadDataSource }).source(0);
-  const port = await freePort();
-  const init = { ...data.gateway, listeners: { http: { ...data.gateway.listeners.http, port }, https: { ...data.gateway.listeners.https, enabled: false } } };
-  const thread = new GatewayThread(init, pino({ level: 'silent' }), defaultCodecs());
-  t.teardown(() => thread.stop(0));
+  // An io thread of this node in this process, with the phases under test last.
+  const { thread, port } = await ownIoThread(t, s, pino({ level: 'silent' }));
   const base = thread.pipeline;
   const use = (steps: ((c: Call) => number)[]): void => {
     thread.pipeline = { names: [...base.names, ...steps.map((_, i) => `test-${i}`)], steps: [...base.steps, ...steps] as typeof base.steps };

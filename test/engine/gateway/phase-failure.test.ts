@@ -1,12 +1,10 @@
 import t from 'tap';
 import pino from 'pino';
 import { startSluice } from '../../helpers/sluice.js';
-import { API_DIR, apiToml, freePort } from '../../helpers/home.js';
+import { API_DIR, apiToml } from '../../helpers/home.js';
 import { echoBackend, faultOf, request } from '../../helpers/backends.js';
-import { GatewayThread } from '../../../engine/gateway/gateway-thread.js';
+import { ownIoThread } from '../../helpers/own-io-thread.js';
 import { PhaseResult, type GatewayPhase } from '../../../engine/kernel/phase.js';
-import { defaultCodecs } from '../../../mediation/index.js';
-import type { IoThreadDataSource } from '../../../engine/runtime/io-threads.js';
 
 // A phase that throws is a bug; the call still gets the documented fault (101510, 500) naming the phase, the
 // log says which phase failed with its stack, and the thread goes on serving.
@@ -15,14 +13,9 @@ t.test('a phase that throws answers 101510 naming the phase, logs it, and the ne
   const s = await startSluice(t, { passthru_http: { io_threads_per_reactor: 1 } }, {
     [`${API_DIR}/echo.toml`]: apiToml({ name: 'Echo', context: '/echo', production: be.url }),
   });
-  // The init a real io thread of this node receives, on a port of its own.
-  const data = await (s.node.gateway!.threads as unknown as { source: IoThreadDataSource }).source(0);
-  const port = await freePort();
-  const init = { ...data.gateway, listeners: { http: { ...data.gateway.listeners.http, port }, https: { ...data.gateway.listeners.https, enabled: false } } };
   const lines: Record<string, unknown>[] = [];
   const log = pino({ level: 'info' }, { write: (line: string) => { lines.push(JSON.parse(line) as Record<string, unknown>); } });
-  const thread = new GatewayThread(init, log, defaultCodecs());
-  t.teardown(() => thread.stop(0));
+  const { thread, port } = await ownIoThread(t, s, log);
   let armed = true;
   const faulty: GatewayPhase = {
     name: 'faulty-test-phase',
