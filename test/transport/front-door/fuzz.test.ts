@@ -60,9 +60,16 @@ t.test(`the front door under ${CASES} seeded mutations of valid requests (seed $
     await new Promise((res) => setImmediate(res));
     const seen = be.seen.slice(before);
     const bad: string[] = [];
-    if (seen.length > base.requests) bad.push(`${seen.length} backend requests from ${base.requests} client request(s)`);
+    // A mutation may insert a whole request (a client may pipeline): the client then gets an answer from the
+    // backend for each. A smuggled request reaches the backend with no answer of its own to the client.
+    const answered = r.statuses.filter((st) => st === 200).length;
+    if (seen.length > Math.max(base.requests, answered)) bad.push(`${seen.length} backend requests from ${Math.max(base.requests, answered)} client request(s)`);
     if (be.malformed.length > 0) bad.push(`malformed at the backend: ${be.malformed.join('; ')}`);
-    for (const x of seen) if (!/^[A-Z]+ \/base(\/|\?|$)/.test(x.line) || x.line.includes('/../') || x.line.endsWith('/..')) bad.push(`outside the base path: ${x.line}`);
+    for (const x of seen) {
+      // The request line's path (`METHOD target HTTP/1.1`): the base path itself or below it, never a `..` segment.
+      const path = x.line.slice(x.line.indexOf(' ') + 1, x.line.lastIndexOf(' ')).split('?')[0]!;
+      if (!/^\/base(\/|$)/.test(path) || path.split('/').includes('..')) bad.push(`outside the base path: ${x.line}`);
+    }
     if (r.statuses.length === 0) bad.push(`no answer (closed=${r.closed})`);
     if (bad.length > 0) {
       failures++;
