@@ -296,16 +296,18 @@ export class GatewayThread implements GatewayRuntime<MessageContext>, DoorHandle
           resolve();
         }, STOP_FLUSH_MS);
       };
+      // Runs once: the deadline's timer and the last session or call to end may both get here (a session that
+      // the timer terminates reports its end too), and the security stop closes a pool that refuses a second close.
+      let finished = false;
+      const once = (): void => { if (!finished) { finished = true; done(); } };
       const timer = setTimeout(() => {
         if (this.inFlight.size) this.log.warn({ inFlight: this.inFlight.size }, 'graceful stop deadline passed; closing calls in flight');
         if (this.ws.sessionCount) this.log.warn({ sessions: this.ws.sessionCount }, 'graceful stop deadline passed; dropping WebSocket sessions');
         for (const ctx of this.inFlight.toArray()) { ctx.exchange?.abort(); if (!ctx.aborted && !ctx.finished) ctx.x.abort(); ctx.finish(); }
         this.ws.terminateAll();
-        done();
+        once();
       }, deadlineMs);
       const idle = (): boolean => this.inFlight.size === 0 && this.ws.sessionCount === 0;
-      let finished = false;
-      const once = (): void => { if (!finished) { finished = true; done(); } };
       this.drained = once;
       // WebSocket sessions get 1001 now; the stop completes when they and the calls in flight are done.
       this.ws.closeAll(() => { if (idle()) once(); });

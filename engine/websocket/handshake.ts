@@ -14,6 +14,7 @@ import type { BackendTls } from '../../transport/websocket/backend-socket.js';
 import type { WsRelay } from '../../transport/websocket/relay.js';
 import type { WsSession } from './ws-session.js';
 import { performance } from 'node:perf_hooks';
+import { firstUnsafeField } from '../../transport/field-values.js';
 
 /** Handshake headers ws writes itself, and hop-by-hop ones, never forwarded. */
 const OWN_HEADERS = new Set(['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'sec-websocket-protocol']);
@@ -60,6 +61,12 @@ export class Handshake implements TerminalStep, BackendOpenHandler {
   }
 
   dispatch(ctx: Call): void {
+    // ws writes the 101's headers as they are: what the phases added for the client is checked first, as
+    // every HTTP answer's is (engine/gateway/call-answers.ts), before the backend is even asked.
+    if (firstUnsafeField(ctx.extraResponseHeaders) >= 0) {
+      ctx.raise(GatewayError.LOCAL_ANSWER_UNWRITABLE, { sequence: ctx.api?.def.faultSequence ?? FaultSequence.FAULT });
+      return;
+    }
     const target = ctx.target;
     if (target === null) {
       ctx.raise(GatewayError.NO_ENDPOINT, { sequence: ctx.api?.def.faultSequence ?? FaultSequence.FAULT });
