@@ -3,9 +3,8 @@ import http from 'node:http';
 import path from 'node:path';
 import { spawn, execFileSync } from 'node:child_process';
 import { parse, stringify } from 'smol-toml';
-import { Agent, request } from 'undici';
 import { PROJECT, tmpDir, waitPort } from './lib/products.js';
-import { sluiceBenchFiles } from './peers/sluice.js';
+import { benchToken, sluiceBenchFiles } from './peers/sluice.js';
 
 /**
  * `node dist/bench/callgrind.js [ROOT...]`: instructions per proxied call, counted by callgrind, for one
@@ -87,7 +86,8 @@ async function measure(root: string, offset: number, backendPort: number): Promi
   try {
     const port = 8280 + offset;
     await waitPort(port, 600_000);
-    const token = API === 'open' ? null : await benchToken(9443 + offset);
+    if (API !== 'open') await waitPort(9443 + offset, 600_000);
+    const token = API === 'open' ? null : await benchToken(`https://127.0.0.1:${9443 + offset}`);
     await load(port, WARMUP, token);
     execFileSync('callgrind_control', ['-i', 'on', String(proc.pid)]);
     await load(port, CALLS, token);
@@ -110,23 +110,6 @@ async function measure(root: string, offset: number, backendPort: number): Promi
     proc.kill('SIGTERM');
     await new Promise((r) => proc.once('exit', r));
     fs.rmSync(home, { recursive: true, force: true });
-  }
-}
-
-/** An access token of the bench application (client credentials) from the node's token endpoint. */
-async function benchToken(servletPort: number): Promise<string> {
-  await waitPort(servletPort, 600_000);
-  const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
-  try {
-    const res = await request(`https://127.0.0.1:${servletPort}/oauth2/token`, {
-      method: 'POST', dispatcher, body: 'grant_type=client_credentials',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Basic ' + Buffer.from('bench-client:bench-secret').toString('base64') },
-    });
-    const t = await res.body.json() as { access_token?: string };
-    if (!t.access_token) throw new Error(`no token: ${res.statusCode}`);
-    return t.access_token;
-  } finally {
-    await dispatcher.close();
   }
 }
 

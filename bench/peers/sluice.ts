@@ -77,17 +77,23 @@ async function fetchJson(url: string, o: { method?: 'GET' | 'POST'; headers?: Re
   }
 }
 
-export async function startSluicePeer(o: { offset: number; ioThreads: number; backend: string; echoBackend: string; accessLog: boolean }): Promise<SluicePeer> {
-  const s = await startSluice({ offset: o.offset, ioThreads: o.ioThreads, files: sluiceBenchFiles(o.backend, o.echoBackend), conf: { http_access_log: { enabled: o.accessLog } } });
-  const km = `https://127.0.0.1:${s.servletHttps}`;
+/** An access token of the bench application (client credentials) from the token endpoint at `km` (https://host:port). */
+export async function benchToken(km: string): Promise<string> {
   const t = await fetchJson(`${km}/oauth2/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Basic ' + Buffer.from('bench-client:bench-secret').toString('base64') },
     body: 'grant_type=client_credentials',
   }) as { access_token?: string };
   if (!t.access_token) throw new Error('the benchmark application got no token');
+  return t.access_token;
+}
+
+export async function startSluicePeer(o: { offset: number; ioThreads: number; backend: string; echoBackend: string; accessLog: boolean }): Promise<SluicePeer> {
+  const s = await startSluice({ offset: o.offset, ioThreads: o.ioThreads, files: sluiceBenchFiles(o.backend, o.echoBackend), conf: { http_access_log: { enabled: o.accessLog } } });
+  const km = `https://127.0.0.1:${s.servletHttps}`;
+  const token = await benchToken(km);
   // The signing key as the gateway publishes it: the one whose kid the token names.
-  const kid = (JSON.parse(Buffer.from(t.access_token.split('.')[0]!, 'base64url').toString()) as { kid?: string }).kid;
+  const kid = (JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as { kid?: string }).kid;
   const jwks = await fetchJson(`${km}/oauth2/jwks`) as { keys?: (crypto.JsonWebKey & { kid?: string })[] };
   const jwk = jwks.keys?.find((k) => k.kid === kid);
   if (!jwk) throw new Error(`the JWKS has no key ${kid}`);
@@ -95,7 +101,7 @@ export async function startSluicePeer(o: { offset: number; ioThreads: number; ba
   fs.writeFileSync(publicKeyPem, crypto.createPublicKey({ key: jwk, format: 'jwk' }).export({ type: 'spki', format: 'pem' }));
   const base = `http://127.0.0.1:${s.http}`;
   return {
-    id: 'sluice', pids: [s.proc.pid!], home: s.home, token: t.access_token, publicKeyPem,
+    id: 'sluice', pids: [s.proc.pid!], home: s.home, token, publicKeyPem,
     passThrough: `${base}/open/1.0.0`, secured: `${base}/throttled/1.0.0`, jwtOnly: `${base}/secure/1.0.0`, mediated: `${base}/mediated/1.0.0`,
     httpsEcho: `https://127.0.0.1:${8243 + o.offset}/echo/1.0.0`,
     stop: () => stopTracked(s.proc),
