@@ -26,14 +26,15 @@ interface Case {
   readonly expect: Expect;
   readonly control: boolean;
   readonly note?: string;
+  readonly fin?: number;
 }
 
 const dir = fileURLToPath(new URL('../../fixtures/front-door/', import.meta.url));
 const load = (name: string): Case[] => JSON.parse(fs.readFileSync(dir + name, 'utf8')) as Case[];
-const FILES = { 'request-target.json': 60, 'framing.json': 60, 'limits.json': 6 } as const;
+const FILES = { 'request-target.json': 60, 'framing.json': 60, 'limits.json': 6, 'keep-alive.json': 30 } as const;
 /** The door's own refusals: answered, then the connection is closed (the contract's table). */
 const DOOR_STATUSES = new Set([400, 405, 414, 417, 431, 501, 505]);
-const KEYS = new Set(['id', 'source', 'request', 'chunks', 'expect', 'control', 'note']);
+const KEYS = new Set(['id', 'source', 'request', 'chunks', 'expect', 'control', 'note', 'fin']);
 const EXPECT_KEYS = new Set(['status', 'faultCode', 'backend', 'responses', 'closed']);
 
 t.test('every corpus file is well formed, names its sources and mixes in at least a third of controls', async (t) => {
@@ -67,6 +68,7 @@ t.test('every corpus file is well formed, names its sources and mixes in at leas
       }
       if (e.responses !== undefined && (e.responses.length < 2 || !statuses.includes(e.responses[0]!))) p('responses lists every answer, the first being status');
       if (e.closed !== undefined && e.closed !== true) p('closed is true or absent');
+      if (c.fin !== undefined && (!Number.isInteger(c.fin) || c.fin < 0 || c.fin > 2000)) p('fin is the milliseconds before the half-close, 0 to 2000');
       if (statuses.every((s) => DOOR_STATUSES.has(s)) && e.responses === undefined) {
         if (e.backend.length !== 0) p('a refusal at the door reaches no backend');
         if (e.closed !== true) p('a refusal at the door closes the connection');
