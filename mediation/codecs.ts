@@ -9,6 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CodecModuleRef, CodecSettings } from '../conf/views/mediation.js';
 import { CodecLoadError } from './errors.js';
+import { addMember, setMember } from './members.js';
 import {
   isXmlElement, jsonToXml, parseXmlBody, serializeXml, soapPayload, soapVersion, textContent, xmlToJson,
   type XmlElement, type XmlToJsonOptions,
@@ -98,14 +99,9 @@ function buildXml(buf: Buffer): BuiltBody {
 }
 
 function buildForm(buf: Buffer): BuiltBody {
-  const out: Record<string, string | string[]> = {};
-  for (const [k, v] of new URLSearchParams(buf.toString('utf8'))) {
-    const prev = out[k];
-    if (prev === undefined) out[k] = v;
-    else if (Array.isArray(prev)) prev.push(v);
-    else out[k] = [prev, v];
-  }
-  return { kind: 'form', value: out };
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of new URLSearchParams(buf.toString('utf8'))) addMember(out, k, v);
+  return { kind: 'form', value: out as Record<string, string | string[]> };
 }
 
 /** multipart/form-data split on its boundary; parts stay binary (no streaming, no nested multipart). */
@@ -201,8 +197,8 @@ export class Codecs {
         return el ? xmlToJson(el, this.xmlToJsonOptions) : undefined;
       }
       case 'multipart': {
-        const out: Record<string, string> = {};
-        for (const p of built.value) if (p.name !== null && p.filename === null) out[p.name] = p.data.toString('utf8');
+        const out: Record<string, unknown> = {};
+        for (const p of built.value) if (p.name !== null && p.filename === null) setMember(out, p.name, p.data.toString('utf8'));
         return out;
       }
       default: return undefined;

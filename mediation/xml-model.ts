@@ -5,6 +5,7 @@
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { XML_PARSER_OPTIONS } from './xml-parser-options.js';
+import { addMember } from './members.js';
 
 export interface XmlElement {
   /** Qualified name as written (`am:fault`). */
@@ -143,18 +144,8 @@ function elementValue(el: XmlElement, opts: XmlToJsonOptions): unknown {
   }
   const obj: Record<string, unknown> = {};
   for (const [k, v] of attrs) obj[`@${memberName(k, opts)}`] = autoPrimitive(v, opts);
-  for (const c of elements) {
-    const key = memberName(c.name, opts);
-    const v = elementValue(c, opts);
-    if (Object.hasOwn(obj, key)) {
-      // elementValue never returns an array, so an array here is one made by an earlier repetition.
-      const prev = obj[key];
-      if (Array.isArray(prev)) prev.push(v);
-      else obj[key] = [prev, v];
-    } else {
-      obj[key] = v;
-    }
-  }
+  // elementValue never returns an array: addMember's arrays are repetitions.
+  for (const c of elements) addMember(obj, memberName(c.name, opts), elementValue(c, opts));
   if (text.trim() !== '') obj['$'] = autoPrimitive(text.trim(), opts);
   return obj;
 }

@@ -2,6 +2,7 @@ import type { AnalyticsView } from '../../conf/views/operations.js';
 import type { CallRecord } from '../gateway/telemetry/types.js';
 import { FileSink } from './file-sink.js';
 import { errorKind } from '../../errors/catalogue.js';
+import { setMember } from '../../mediation/members.js';
 
 /**
  * The analytics event of one completed gateway call ([apim.analytics] type "log"), one JSON object per
@@ -47,10 +48,11 @@ const round = (ms: number): number => Math.round(ms * 1000) / 1000;
 
 function headerObject(flat: readonly string[] | null): Record<string, string> | undefined {
   if (flat === null) return undefined;
+  // Names are the client's and the backend's: own members only (a header named constructor or __proto__ is one).
   const o: Record<string, string> = {};
   for (let i = 0; i < flat.length; i += 2) {
     const k = flat[i]!.toLowerCase();
-    o[k] = o[k] === undefined ? flat[i + 1]! : `${o[k]}, ${flat[i + 1]!}`;
+    setMember(o, k, Object.hasOwn(o, k) ? `${o[k]}, ${flat[i + 1]!}` : flat[i + 1]!);
   }
   return o;
 }

@@ -1,0 +1,22 @@
+/**
+ * Members of the JSON objects mediation builds from request data (form fields, XML elements, multipart
+ * fields). Their names come from the client, so a name may be one every plain object inherits (`__proto__`,
+ * `constructor`, `toString`): a plain `obj[name]` would read the inherited member for a missing one and
+ * `obj.__proto__ = v` would re-parent the object instead of adding a field. These look at and define own
+ * members only, so each name the client sent becomes a field of its own (test/fixtures/attacks/object-keys.json).
+ */
+
+/** Sets `name` to `value` as an own member, replacing an earlier one of the same name. */
+export function setMember(obj: Record<string, unknown>, name: string, value: unknown): void {
+  Object.defineProperty(obj, name, { value, writable: true, enumerable: true, configurable: true });
+}
+
+/** Adds `value` under `name`: the first as the member itself, a repeated name collects the values in an array. */
+export function addMember(obj: Record<string, unknown>, name: string, value: unknown): void {
+  if (!Object.hasOwn(obj, name)) { setMember(obj, name, value); return; }
+  const prev = obj[name];
+  // The values are never arrays themselves (a field's text, an element's value), so an array here is one
+  // made by an earlier repetition.
+  if (Array.isArray(prev)) prev.push(value);
+  else setMember(obj, name, [prev, value]);
+}
