@@ -5,43 +5,12 @@
  * jwt-bearer grant (RFC 7523) turns the same provider's assertions into tokens of Sluice's key manager.
  */
 import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { SignJWT, generateKeyPair } from 'jose';
 import { startSecured, basic, httpsPost, securedApiToml } from '../helpers/secured.js';
 import { recordingBackend } from '../helpers/recording-backend.js';
 import { faultOf } from '../helpers/backends.js';
-
-const IDP = 'https://idp.example/oauth2/default';
-
-async function identityProvider(t: Tap.Test): Promise<{ url: string; sign(claims: Record<string, unknown>, o?: { kid?: string; alg?: string; key?: CryptoKey }): Promise<string>; rotate(): Promise<string>; fetches: () => number }> {
-  const keys: { kid: string; priv: CryptoKey; jwk: JWK }[] = [];
-  const add = async (): Promise<string> => {
-    const { privateKey, publicKey } = await generateKeyPair('RS256');
-    const kid = `idp-${keys.length + 1}`;
-    keys.push({ kid, priv: privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' } });
-    return kid;
-  };
-  await add();
-  let fetches = 0;
-  const server = http.createServer((_req, res) => {
-    fetches++;
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ keys: keys.map((k) => k.jwk) }));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/keys`,
-    async sign(claims, o = {}) {
-      const k = keys.find((x) => x.kid === (o.kid ?? keys[keys.length - 1]!.kid)) ?? keys[0]!;
-      return new SignJWT(claims).setProtectedHeader({ alg: o.alg ?? 'RS256', kid: o.kid ?? k.kid, typ: 'JWT' }).sign(o.key ?? k.priv);
-    },
-    rotate: add,
-    fetches: () => fetches,
-  };
-}
+import { IDP, identityProvider } from '../helpers/identity-provider.js';
 
 t.test('tokens of an external issuer at the gateway, and the jwt-bearer grant', async (t) => {
   const idp = await identityProvider(t);

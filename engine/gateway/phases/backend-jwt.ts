@@ -4,6 +4,7 @@ import type { GatewaySecurity } from '../../security/gateway-security.js';
 import type { Call } from '../../kernel/call.js';
 import { PhaseResult, type GatewayPhase } from '../../kernel/phase.js';
 import { TokenCache } from '../../security/token-cache.js';
+import { setMember } from '../../../mediation/members.js';
 
 const CLAIM = 'http://wso2.org/claims/';
 
@@ -68,7 +69,8 @@ export class BackendJwtPhase implements GatewayPhase {
       [`${CLAIM}client_id`]: auth.consumerKey,
     };
     if (j.enableUserClaims && auth.claims) {
-      for (const [k, v] of Object.entries(auth.claims)) if (!(k in claims) && k !== 'application') claims[k] = v;
+      // Claim names are the token issuer's: own members only (a claim named constructor or __proto__ is one).
+      for (const [k, v] of Object.entries(auth.claims)) if (!Object.hasOwn(claims, k) && k !== 'application') setMember(claims, k, v);
     }
     for (const x of j.excludedClaims) delete claims[x];
     this.security.sign({ kind: 'sign', header: this.jwtHeader(), payload: claims, keyPem: j.keyPem ?? '', encoding: j.encoding, sign: j.sign && j.keyPem !== undefined })
