@@ -9,6 +9,11 @@ import { COMMAND_HELP, GENERAL_HELP } from './help.js';
 
 const HELP_FLAGS = new Set(['--help', '-h']);
 
+/** A command's help; own entries only (`sluice help constructor` must not find what every object inherits). */
+function helpOf(command: string): string | undefined {
+  return Object.hasOwn(COMMAND_HELP, command) ? COMMAND_HELP[command] : undefined;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || HELP_FLAGS.has(command)) {
@@ -18,7 +23,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'help') {
     const topic = rest[0];
     if (topic === undefined) { process.stdout.write(GENERAL_HELP); return EXIT.OK; }
-    const text = COMMAND_HELP[topic];
+    const text = helpOf(topic);
     if (!text) throw new CliUsageError(`no help for "${topic}": the commands are ${Object.keys(COMMAND_HELP).join(', ')}`);
     process.stdout.write(text);
     return EXIT.OK;
@@ -29,8 +34,9 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.OK;
   }
   // `sluice <command> --help` anywhere on the line wins over every other option (as git and kong do).
-  if (COMMAND_HELP[command] && rest.some((a) => HELP_FLAGS.has(a))) {
-    process.stdout.write(COMMAND_HELP[command]!);
+  const help = helpOf(command);
+  if (help !== undefined && rest.some((a) => HELP_FLAGS.has(a))) {
+    process.stdout.write(help);
     return EXIT.OK;
   }
   const home = { type: 'string' } as const;

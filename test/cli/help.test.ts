@@ -52,7 +52,9 @@ t.test('sluice help <command> is the same text; sluice --help lists the commands
 });
 
 t.test('a bad command line is one line on stderr and exit 2, never a stack trace', async (t) => {
-  for (const args of [['frobnicate'], ['start', '--bogus'], ['stop', '--timeout', 'soon'], ['import'], ['import', 'raml', 'x.raml'], ['help', 'nothing']]) {
+  for (const args of [['frobnicate'], ['start', '--bogus'], ['stop', '--timeout', 'soon'], ['import'], ['import', 'raml', 'x.raml'], ['help', 'nothing'],
+    // Names every object inherits (test/fixtures/attacks/object-keys.json) are no commands either.
+    ['help', 'constructor'], ['help', 'toString'], ['help', '__proto__'], ['constructor', '--help'], ['toString', '-h'], ['__proto__']]) {
     const r = await cli(args);
     t.equal(r.status, 2, `${args.join(' ')}: exit 2`);
     t.match(r.stderr, /^sluice: /, `${args.join(' ')}: one line`);

@@ -137,7 +137,9 @@ export function mountApis(r: AdminRoutes, ctx: AdminContext): void {
     const api = await storedOnly(p['apiId']!, 'change the lifecycle of');
     let action = req.query.get('action') ?? undefined;
     if (action === undefined) action = read.string(await jsonBody(req), 'action', true);
-    const key = ACTION_ALIASES[action!.trim().toLowerCase()];
+    const asked = action!.trim().toLowerCase();
+    // Own entries only: `constructor` or `__proto__` would find what every object inherits.
+    const key = Object.hasOwn(ACTION_ALIASES, asked) ? ACTION_ALIASES[asked] : undefined;
     if (!key) throw badRequest(`unknown lifecycle action "${action}"`, `use one of ${Object.keys(TRANSITIONS).join(', ')}`);
     const t = TRANSITIONS[key]!;
     if (!t.from.includes(api.lifecycleState)) {

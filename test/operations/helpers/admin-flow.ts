@@ -65,6 +65,12 @@ export async function adminApiFlow(t: Test, conf: Record<string, unknown> = {}):
 
   t.equal((await admin.post(`${ADMIN}/apis/Echo:1.0.0/lifecycle?action=retire`)).status, 409, 'retire needs DEPRECATED first');
   t.equal((await admin.post(`${ADMIN}/apis/Echo:1.0.0/lifecycle`, { action: 'fly' })).status, 400);
+  // Action names that every object inherits (test/fixtures/attacks/object-keys.json) are unknown actions too.
+  for (const action of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
+    const r = await admin.post(`${ADMIN}/apis/Echo:1.0.0/lifecycle`, { action });
+    t.equal(r.status, 400, `the lifecycle action ${action}: 400`);
+    t.match(JSON.stringify(r.json), /unknown lifecycle action/, `the lifecycle action ${action}: said to be unknown`);
+  }
   t.equal((await admin.post(`${ADMIN}/apis/Echo:1.0.0/lifecycle`, { action: 'Block' })).json.lifecycle_state, 'BLOCKED');
   const blocked = await request(s.url('/echo/1.0.0/x'));
   t.equal(blocked.status, 503);
