@@ -15,6 +15,7 @@ import { apiToml, API_DIR, eventually } from '../helpers/home.js';
 import { recordingBackend, rawRequest } from '../helpers/recording-backend.js';
 import { request } from '../helpers/backends.js';
 import { Codecs } from '../../mediation/index.js';
+import { wsApiToml, wsBackend, wsOpen } from '../helpers/websockets.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SEQ_DIR = 'repository/deployment/server/synapse-configs/default/sequences';
@@ -115,4 +116,25 @@ t.test('request headers named like inherited members are analytics header member
   names.forEach((n, i) => {
     t.equal(own(headers, n), i === 0 ? `v${i}, again` : `v${i}`, `the header ${n} with its value${i === 0 ? 's joined' : ''}`);
   });
+});
+
+t.test('WebSocket handshake headers named like inherited members reach the backend as sent', async (t) => {
+  const raw: string[][] = [];
+  const be = await wsBackend(t, (ws, req) => { raw.push(req.rawHeaders); ws.on('message', (m: Buffer) => ws.send(m)); });
+  const s = await startSluice(t, {}, { [`${API_DIR}/ws.toml`]: wsApiToml({ name: 'Ws', context: '/ws', production: be.url, authType: 'None' }) });
+  // Header names are case-insensitive: toString and tostring are one name here.
+  const names = [...new Set(CASES.map((c) => c.key.toLowerCase()))];
+  // JSON.parse: an object literal's __proto__ would set the prototype instead of naming a header.
+  const headers = JSON.parse(JSON.stringify(Object.fromEntries(names.map((n, i) => [`x${n}`, `v${i}`]))).replace(/"x/g, '"')) as Record<string, string>;
+  t.same(Object.keys(headers), names, 'every name is a header to send');
+  const opened = await wsOpen(`ws://127.0.0.1:${s.home.ports.http}/ws/1.0.0`, { headers });
+  t.ok('ws' in opened, 'upgraded');
+  if ('ws' in opened) opened.ws!.close();
+  const got = new Map<string, string[]>();
+  const seen = raw[0] ?? [];
+  for (let i = 0; i < seen.length; i += 2) {
+    const k = seen[i]!.toLowerCase();
+    got.set(k, [...(got.get(k) ?? []), seen[i + 1]!]);
+  }
+  names.forEach((n, i) => t.same(got.get(n), [`v${i}`], `the header ${n} reached the backend once, as sent`));
 });
