@@ -51,6 +51,12 @@ t.test('users and roles from a users file and the admin API; a user token carrie
   const carolMade = await admin('POST', '/users', { username: 'carol', password: 'carol-secret-1', roles: ['menu-admin'], claims: { name: 'Carol' } });
   t.equal(carolMade.status, 201, carolMade.text);
   t.equal(carolMade.json.source, 'admin-api');
+  // Claim names named like inherited members (test/fixtures/attacks/object-keys.json) are claims like any other.
+  const odd = JSON.parse('{"__proto__":"p","constructor":"c","toString":"t"}') as Record<string, string>;
+  t.equal((await admin('POST', '/users', { username: 'dave', password: 'dave-secret-1', claims: odd })).status, 201);
+  const dave = (await admin('GET', '/users')).json.list.find((u: { username: string }) => u.username === 'dave') as { claims: Record<string, string> };
+  t.same(Object.entries(dave.claims).sort(), [['__proto__', 'p'], ['constructor', 'c'], ['toString', 't']], 'every claim kept, as a claim');
+  t.equal((await admin('DELETE', '/users/dave')).status, 204);
   t.equal((await admin('POST', '/users', { username: 'carol', password: 'x' })).status, 409);
   t.equal((await admin('POST', '/users', { username: 'bad name!', password: 'x' })).status, 400);
   const carol = await grant('carol', 'carol-secret-1', 'menu:admin menu:write');

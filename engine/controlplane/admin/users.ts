@@ -6,6 +6,7 @@ import { json, empty } from '../../servlet/index.js';
 import { ADMIN_SOURCE } from './apis.js';
 import type { AdminContext } from './context.js';
 import { badRequest, conflict, jsonBody, listOf, notFound, read, type AdminRoutes } from './http.js';
+import { setMember } from '../../../mediation/members.js';
 
 const SCOPE = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 const MAX_PASSWORD = 1024;
@@ -29,7 +30,7 @@ function claimsOf(body: Record<string, unknown>): Record<string, string> | undef
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(o)) {
     if (typeof v !== 'string' && typeof v !== 'boolean') throw badRequest(`claims.${k} must be a string`);
-    out[k] = String(v);
+    setMember(out, k, String(v));
   }
   return out;
 }

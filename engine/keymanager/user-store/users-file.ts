@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { DeclarativeFileError, Fields, readTomlFile } from '../../registry/toml-file.js';
 import { isSecretHash } from '../secret-hash.js';
+import { setMember } from '../../../mediation/members.js';
 
 /** A user as a users file declares it: a clear password (hashed before it reaches the store) or a scrypt hash. */
 export interface DeclaredUser {
@@ -64,7 +65,7 @@ export function readUsersFile(file: string): UsersFile {
     const claims: Record<string, string> = {};
     for (const [k, v] of Object.entries(claimsTable)) {
       if (typeof v !== 'string' && typeof v !== 'boolean') throw new DeclarativeFileError(file, `user[${i}].claims.${k} must be a string`);
-      claims[k] = String(v);
+      setMember(claims, k, String(v));
     }
     return { username, ...(password !== undefined ? { password } : {}), ...(passwordHash !== undefined ? { passwordHash } : {}), roles: uf.strings(u, 'roles'), claims };
   });
