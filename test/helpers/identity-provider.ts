@@ -5,6 +5,20 @@ import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
 /** The issuer of the external identity provider's tokens in the tests. */
 export const IDP = 'https://idp.example/oauth2/default';
 
+/** An application whose production key is the provider's client `okta-client-1` (issuer name `okta`), subscribed to ExtApi:1.0.0. */
+export const EXT_APP = `name = "ExtApp"
+owner = "admin"
+token_type = "JWT"
+[[keys]]
+key_type = "PRODUCTION"
+client_id = "okta-client-1"
+key_manager = "okta"
+[[subscriptions]]
+api = "ExtApi:1.0.0"
+throttling_policy = "Unlimited"
+state = "UNBLOCKED"
+`;
+
 /**
  * An external identity provider on loopback: its JWKS at `url` (RS256 keys, `rotate` adds one), `sign` makes
  * its tokens with any claims. `fetches` counts the JWKS requests.

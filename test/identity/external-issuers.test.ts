@@ -10,23 +10,11 @@ import { SignJWT, generateKeyPair } from 'jose';
 import { startSecured, basic, httpsPost, securedApiToml } from '../helpers/secured.js';
 import { recordingBackend } from '../helpers/recording-backend.js';
 import { faultOf } from '../helpers/backends.js';
-import { IDP, identityProvider } from '../helpers/identity-provider.js';
+import { EXT_APP, IDP, identityProvider } from '../helpers/identity-provider.js';
 
 t.test('tokens of an external issuer at the gateway, and the jwt-bearer grant', async (t) => {
   const idp = await identityProvider(t);
   const backend = await recordingBackend(t);
-  const extApp = `name = "ExtApp"
-owner = "admin"
-token_type = "JWT"
-[[keys]]
-key_type = "PRODUCTION"
-client_id = "okta-client-1"
-key_manager = "okta"
-[[subscriptions]]
-api = "ExtApi:1.0.0"
-throttling_policy = "Unlimited"
-state = "UNBLOCKED"
-`;
   const bearerApp = `name = "BearerApp"
 owner = "admin"
 token_type = "JWT"
@@ -47,7 +35,7 @@ state = "UNBLOCKED"
       apim: { jwt: { issuer: [{ name: 'okta', issuer: IDP, jwks: { url: idp.url }, consumer_key_claim: 'cid', claim_mapping: [{ remote_claim: 'scp', local_claim: 'scope' }] }] } },
     },
     apis: { ext: securedApiToml({ name: 'ExtApi', context: '/ext', production: backend.url, scopes: ['menu:read'] }) },
-    apps: { ext: extApp, bearer: bearerApp },
+    apps: { ext: EXT_APP, bearer: bearerApp },
   });
   const now = Math.floor(Date.now() / 1000);
   const claims = (extra: Record<string, unknown> = {}) => ({ iss: IDP, sub: 'user@idp', cid: 'okta-client-1', scp: 'menu:read', iat: now, exp: now + 300, jti: crypto.randomUUID(), ...extra });

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { startSecured, securedApiToml } from '../helpers/secured.js';
 import { recordingBackend } from '../helpers/recording-backend.js';
-import { IDP, identityProvider } from '../helpers/identity-provider.js';
+import { EXT_APP, IDP, identityProvider } from '../helpers/identity-provider.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 interface KeyCase { readonly id: string; readonly key: string }
@@ -18,25 +18,13 @@ const corpus = JSON.parse(fs.readFileSync(path.join(HERE, '../fixtures/attacks/o
 t.test('token claims named like inherited members reach the backend JWT as claims of their own', async (t) => {
   const idp = await identityProvider(t);
   const be = await recordingBackend(t);
-  const app = `name = "ExtApp"
-owner = "admin"
-token_type = "JWT"
-[[keys]]
-key_type = "PRODUCTION"
-client_id = "okta-client-1"
-key_manager = "okta"
-[[subscriptions]]
-api = "ExtApi:1.0.0"
-throttling_policy = "Unlimited"
-state = "UNBLOCKED"
-`;
   const s = await startSecured(t, {
     conf: {
       server: { hostname: '127.0.0.1' },
       apim: { jwt: { enable: true, enable_user_claims: true, issuer: [{ name: 'okta', issuer: IDP, jwks: { url: idp.url }, consumer_key_claim: 'cid' }] } },
     },
     apis: { ext: securedApiToml({ name: 'ExtApi', context: '/ext', production: be.url }) },
-    apps: { ext: app },
+    apps: { ext: EXT_APP },
   });
   const now = Math.floor(Date.now() / 1000);
   // JSON.parse, not a literal: a literal's __proto__ would set the prototype instead of naming a claim.
