@@ -1,9 +1,11 @@
 /**
- * Members of the JSON objects mediation builds from request data (form fields, XML elements, multipart
- * fields). Their names come from the client, so a name may be one every plain object inherits (`__proto__`,
- * `constructor`, `toString`): a plain `obj[name]` would read the inherited member for a missing one and
- * `obj.__proto__ = v` would re-parent the object instead of adding a field. These look at and define own
- * members only, so each name the client sent becomes a field of its own (test/fixtures/attacks/object-keys.json).
+ * Members of objects whose names come from outside: the JSON mediation builds from request data (form fields,
+ * XML elements, multipart fields), and, through the same two functions, headers turned into objects
+ * (analytics, the WebSocket handshake), token claims in the backend JWT and user claims. A name may be one
+ * every plain object inherits (`__proto__`, `constructor`, `toString`): a plain `obj[name]` would read the
+ * inherited member for a missing one, and `obj.__proto__ = v` would re-parent the object instead of adding a
+ * field. These look at and define own members only, so each name becomes a field of its own
+ * (test/fixtures/attacks/object-keys.json).
  */
 
 /** Sets `name` to `value` as an own member, replacing an earlier one of the same name. */
