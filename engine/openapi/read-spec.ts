@@ -30,6 +30,27 @@ export const MAX_SPEC_BYTES = 16 * 1024 * 1024;
 /** What a $ref may name: documents only (not /etc/passwd, not a device or a FIFO). */
 const REFERENCE_EXTENSIONS = /\.(json|ya?ml)$/i;
 
+/**
+ * Where the resolved document holds a value no JSON or YAML text makes (a function, Object.prototype), as a
+ * path; null when there is none. The resolver follows a pointer token with `obj[token]`, so a $ref to
+ * `#/components/schemas/constructor` resolves to Object itself instead of failing as a missing pointer
+ * (test/fixtures/openapi/attacks/inherited-ref.yaml).
+ */
+function foreignValueAt(doc: unknown): string | null {
+  const seen = new Set<object>();
+  const walk = (v: unknown, at: string): string | null => {
+    if (typeof v === 'function' || v === Object.prototype || v === Array.prototype || v === Function.prototype) return at || '/';
+    if (v === null || typeof v !== 'object' || seen.has(v)) return null;
+    seen.add(v);
+    for (const k of Object.keys(v)) {
+      const found = walk((v as Record<string, unknown>)[k], `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+      if (found !== null) return found;
+    }
+    return null;
+  };
+  return walk(doc, '');
+}
+
 /** A path the file resolver was given: an absolute path, or a file: URL. */
 function toPath(url: string): string | null {
   if (/^file:/i.test(url)) return fileURLToPath(url);
@@ -114,6 +135,10 @@ export async function loadOpenApi(specFile: string): Promise<LoadedSpec> {
     throw new OpenApiError(`${specFile}: ${/remote|http/i.test(msg) && !/Error opening/.test(msg) ? `${msg} (remote references are not fetched)` : msg}`);
   }
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new OpenApiError(`${specFile}: not an OpenAPI document (expected an object at the top)`);
+  const foreign = foreignValueAt(doc);
+  if (foreign !== null) {
+    throw new OpenApiError(`${specFile}: a $ref at ${foreign} names nothing in the document (it names a member every JavaScript object inherits, such as constructor or __proto__)`);
+  }
   const openapi = doc['openapi'];
   const swagger = doc['swagger'];
   if (typeof openapi === 'string' && /^3\.\d+(\.\d+)?/.test(openapi)) return { file, doc, dialect: 'openapi-3', specVersion: openapi };

@@ -125,6 +125,7 @@ const ATTACKS: [string, string, RegExp][] = [
   ['a remote $ref (never fetched)', 'remote-ref.yaml', /remote references are not fetched/],
   ['a YAML alias bomb', 'alias-bomb.yaml', /alias count|resource exhaustion/i],
   ['a document that is not OpenAPI', 'not-openapi.json', /not an OpenAPI 3\.x or Swagger 2\.0 document/],
+  ['a $ref to a name every object inherits (constructor, __proto__)', 'inherited-ref.yaml', /a \$ref at \/paths\/~1pets\/get\/responses\/200\/content\/application~1json\/schema names nothing in the document/],
 ];
 for (const [what, file, want] of ATTACKS) {
   t.test(`import openapi refuses ${what}`, async (t) => {
@@ -139,6 +140,16 @@ for (const [what, file, want] of ATTACKS) {
     t.same(fs.readdirSync(path.join(home.dir, API_DIR)).sort(), before, 'nothing written');
   });
 }
+
+t.test('components named constructor and __proto__ are components like any other (the control of inherited-ref.yaml)', async (t) => {
+  const home = await makeHome();
+  t.teardown(() => home.cleanup());
+  const r = await cli(['import', 'openapi', path.join(FIX, 'inherited-names-defined.yaml'), '--home', home.dir]);
+  t.equal(r.status, 0, r.stderr);
+  const toml = fs.readFileSync(path.join(home.dir, API_DIR, 'InheritedDefined-1.0.0.toml'), 'utf8');
+  t.match(toml, /uri_template = "\/pets"/, 'the operation whose schema is named constructor is imported');
+  t.match(toml, /uri_template = "\/owners"/, 'the operation whose parameter is named __proto__ is imported');
+});
 
 t.test('a $ref through a symlink to a non-document is refused too; a .json beside the folder is read (a control)', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-oas-'));
