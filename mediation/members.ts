@@ -1,6 +1,6 @@
 /**
  * Members of objects whose names come from outside: the JSON mediation builds from request data (form fields,
- * XML elements, multipart fields), and, through the same two functions, headers turned into objects
+ * XML elements, multipart fields), and, through the same functions, headers turned into objects
  * (analytics, the WebSocket handshake), token claims in the backend JWT and user claims. A name may be one
  * every plain object inherits (`__proto__`, `constructor`, `toString`): a plain `obj[name]` would read the
  * inherited member for a missing one, and `obj.__proto__ = v` would re-parent the object instead of adding a
@@ -21,4 +21,9 @@ export function addMember(obj: Record<string, unknown>, name: string, value: unk
   // made by an earlier repetition.
   if (Array.isArray(prev)) prev.push(value);
   else setMember(obj, name, [prev, value]);
+}
+
+/** Adds `value` under `name`, after an earlier value of the same name and `separator` (a header's list of values). */
+export function joinMember(obj: Record<string, string>, name: string, value: string, separator: string): void {
+  setMember(obj, name, Object.hasOwn(obj, name) ? `${obj[name]}${separator}${value}` : value);
 }

@@ -2,7 +2,7 @@ import type { AnalyticsView } from '../../conf/views/operations.js';
 import type { CallRecord } from '../gateway/telemetry/types.js';
 import { FileSink } from './file-sink.js';
 import { errorKind } from '../../errors/catalogue.js';
-import { setMember } from '../../mediation/members.js';
+import { joinMember } from '../../mediation/members.js';
 
 /**
  * The analytics event of one completed gateway call ([apim.analytics] type "log"), one JSON object per
@@ -52,7 +52,7 @@ function headerObject(flat: readonly string[] | null): Record<string, string> | 
   const o: Record<string, string> = {};
   for (let i = 0; i < flat.length; i += 2) {
     const k = flat[i]!.toLowerCase();
-    setMember(o, k, Object.hasOwn(o, k) ? `${o[k]}, ${flat[i + 1]!}` : flat[i + 1]!);
+    joinMember(o, k, flat[i + 1]!, ', ');
   }
   return o;
 }

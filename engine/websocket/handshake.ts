@@ -15,7 +15,7 @@ import type { WsRelay } from '../../transport/websocket/relay.js';
 import type { WsSession } from './ws-session.js';
 import { performance } from 'node:perf_hooks';
 import { firstUnsafeField } from '../../transport/field-values.js';
-import { setMember } from '../../mediation/members.js';
+import { joinMember, setMember } from '../../mediation/members.js';
 
 /** Handshake headers ws writes itself, and hop-by-hop ones, never forwarded. */
 const OWN_HEADERS = new Set(['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'sec-websocket-protocol']);
@@ -108,7 +108,7 @@ export class Handshake implements TerminalStep, BackendOpenHandler {
       if (OWN_HEADERS.has(name) || rules.dropsRequestHeader(name) || removed.includes(name)) continue;
       if (name === 'x-forwarded-for') { xff = xff === undefined ? value : `${xff}, ${value}`; continue; }
       // The client's names: own members only (a header named constructor or __proto__ is a header).
-      setMember(out, name, Object.hasOwn(out, name) ? `${out[name]}${name === 'cookie' ? '; ' : ', '}${value}` : value);
+      joinMember(out, name, value, name === 'cookie' ? '; ' : ', ');
     }
     const extra = ctx.extraBackendHeaders;
     for (let i = 0; i < extra.length; i += 2) setMember(out, extra[i]!.toLowerCase(), extra[i + 1]!);

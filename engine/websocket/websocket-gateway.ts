@@ -21,7 +21,7 @@ import type { ThrottlePhase } from '../throttling/throttle-phase.js';
 import { LocalMessageThrottle, WS_POLICY_STATE, type MessagePolicies, type MessageThrottle } from './message-throttle.js';
 import { DispatchAction, WsDispatch } from './ws-dispatch.js';
 import { WsSession } from './ws-session.js';
-import { setMember } from '../../mediation/members.js';
+import { joinMember } from '../../mediation/members.js';
 
 /** [sluice.websocket] and [transport.ws(s)] settings, with the wss trust store loaded (PEM): posted to io threads. */
 export interface WebSocketSettings extends WebSocketView {
@@ -152,10 +152,7 @@ export class WebSocketGateway implements RelayFilter<WsSession>, RelayListener<W
     const headers: Record<string, string> = {};
     const h = x.head.headers;
     // The client's names: own members only (ws reads this as the request's headers).
-    for (let i = 0; i < h.length; i += 2) {
-      const n = h[i]!;
-      setMember(headers, n, Object.hasOwn(headers, n) ? `${headers[n]}, ${h[i + 1]!}` : h[i + 1]!);
-    }
+    for (let i = 0; i < h.length; i += 2) joinMember(headers, h[i]!, h[i + 1]!, ', ');
     const req: UpgradeRequest & { sluiceProtocol: string } = { method: 'GET', url: x.head.target, headers, sluiceExtra: ctx.extraResponseHeaders, sluiceProtocol: protocol };
     const rest = x.conn.upgradeRest;
     const socket = x.conn.upgrade();
