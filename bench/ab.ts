@@ -11,7 +11,7 @@ import { startNginxProxy } from './peers/nginx.js';
  * checkout runs at once from its own CLI and default home, one io thread, in front of the same nginx
  * backend; the rounds alternate between them (A, B, A, B...), so a drift of the machine's speed reaches all
  * alike. Each round reports requests/s and the CPU µs per call of the gateway's process from /proc; the
- * summary gives the medians and each checkout's ratio to the first, and the same for the better quartile (the
+ * summary gives the medians (with wrk's p99 latency) and each checkout's ratio to the first, and the same for the better quartile (the
  * 75th percentile of requests/s, the 25th of CPU per call): this host's noise comes in bursts that only ever
  * slow a round down (two identical checkouts measured 0.80x by the median of 8 rounds in one burst), so the
  * better quartile is the steadier figure; a change is real when both agree.
@@ -46,7 +46,7 @@ const median = (xs: readonly number[]): number => { const s = [...xs].sort((a, b
 /** The q-quantile (0..1), by the nearest rank. */
 const quantile = (xs: readonly number[], q: number): number => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.round(q * (s.length - 1)))]!; };
 
-interface Side { readonly root: string; readonly pid: number; readonly url: string; readonly rps: number[]; readonly cpu: number[]; stop(): Promise<void> }
+interface Side { readonly root: string; readonly pid: number; readonly url: string; readonly rps: number[]; readonly cpu: number[]; readonly p99: number[]; stop(): Promise<void> }
 
 const backend = await startNginxBackend(BACKEND_PORT);
 const sides: Side[] = [];
@@ -55,7 +55,7 @@ try {
     if (spec.name === 'floor' || spec.name === 'nginx') {
       const port = 18900 + i;
       const peer = spec.name === 'floor' ? await startFloorProxy(port, BACKEND_PORT, 1) : await startNginxProxy(port, BACKEND_PORT, 1);
-      sides.push({ root: spec.name, pid: peer.pids[0]!, url: `${peer.passThrough}${PATH}`, rps: [], cpu: [], stop: () => peer.stop() });
+      sides.push({ root: spec.name, pid: peer.pids[0]!, url: `${peer.passThrough}${PATH}`, rps: [], cpu: [], p99: [], stop: () => peer.stop() });
       continue;
     }
     const gw = await startSluice({
@@ -63,7 +63,7 @@ try {
       files: { 'repository/deployment/server/apis/ab-open.toml': benchApiToml({ name: 'AbOpen', context: '/open', backend: `http://127.0.0.1:${BACKEND_PORT}`, verbs: ['GET', 'POST'], auth: 'None' }) },
       conf: { http_access_log: { enabled: spec.log } },
     });
-    sides.push({ root: spec.name, pid: gw.proc.pid!, url: `http://127.0.0.1:${gw.http}/open/1.0.0${PATH}`, rps: [], cpu: [], stop: () => stopTracked(gw.proc) });
+    sides.push({ root: spec.name, pid: gw.proc.pid!, url: `http://127.0.0.1:${gw.http}/open/1.0.0${PATH}`, rps: [], cpu: [], p99: [], stop: () => stopTracked(gw.proc) });
   }
   for (const s of sides) await runWrk({ url: s.url, connections: CONNECTIONS, durationSec: 3, ...LOAD });
   for (let r = 0; r < ROUNDS; r++) {
@@ -78,13 +78,14 @@ try {
       if (res.errors > 0 || res.non2xx > 0) throw new Error(`${s.root}: ${res.errors} socket errors, ${res.non2xx} non-2xx answers`);
       s.rps.push(res.requestsPerSec);
       s.cpu.push(cpu ? cpu.userUs + cpu.kernelUs : NaN);
-      console.log(`round ${r + 1} ${s.root}: ${res.requestsPerSec.toFixed(0)} requests/s, ${s.cpu.at(-1)!.toFixed(1)} µs CPU per call, RSS ${(rssOf(s.pid) / 1048576).toFixed(0)} MiB`);
+      s.p99.push(res.latencyMs.p99);
+      console.log(`round ${r + 1} ${s.root}: ${res.requestsPerSec.toFixed(0)} requests/s, ${s.cpu.at(-1)!.toFixed(1)} µs CPU per call, p99 ${res.latencyMs.p99.toFixed(2)} ms, RSS ${(rssOf(s.pid) / 1048576).toFixed(0)} MiB`);
     }
   }
   const base = sides[0]!;
   console.log(`\n${PATH}${POST_BYTES > 0 ? ` POST ${POST_BYTES} bytes` : ''}: ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, 1 io thread, access log ${ACCESS_LOG ? 'on' : 'off'} (but #nolog): medians`);
   for (const s of sides) {
-    console.log(`${s.root}: ${median(s.rps).toFixed(0)} requests/s (${(median(s.rps) / median(base.rps)).toFixed(3)}x), ${median(s.cpu).toFixed(2)} µs CPU per call (${(median(s.cpu) / median(base.cpu)).toFixed(3)}x)`);
+    console.log(`${s.root}: ${median(s.rps).toFixed(0)} requests/s (${(median(s.rps) / median(base.rps)).toFixed(3)}x), ${median(s.cpu).toFixed(2)} µs CPU per call (${(median(s.cpu) / median(base.cpu)).toFixed(3)}x), p99 ${median(s.p99).toFixed(2)} ms`);
   }
   console.log('better quartile (requests/s q75, CPU q25):');
   for (const s of sides) {

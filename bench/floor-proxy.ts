@@ -8,10 +8,11 @@ import { HTTPParser, kOnBody, kOnHeadersComplete, kOnMessageComplete, type Llhtt
  *
  * The same transport as Sluice's pass-through (worker threads each accepting on their own SO_REUSEPORT
  * socket, client and backend `net.Socket`s reading into one buffer per thread, Node's llhttp both ways,
- * one write per response) with no gateway at all: no routing, phases, header rules, protocol states, worker
- * pool, telemetry, limits or error handling beyond a 502. It proxies GETs without a body only. What it
- * reaches against nginx is the most any gateway on this stack can reach on the machine; Sluice's distance to
- * it is what its own logic costs.
+ * one write per response, and what a turn of the event loop writes leaving at the turn's end, as Sluice's
+ * writer sends it: transport/direct-write.ts) with no gateway at all: no routing, phases, header rules,
+ * protocol states, worker pool, telemetry, limits or error handling beyond a 502. It proxies GETs without a
+ * body only. What it reaches against nginx is the most any gateway on this stack can reach on the machine;
+ * Sluice's distance to it is what its own logic costs.
  */
 const require = createRequire(import.meta.url);
 const methods = (require('_http_common') as { methods: string[] }).methods;
@@ -24,6 +25,13 @@ if (isMainThread) {
   const backendBuffer = Buffer.allocUnsafe(65536);
   const clientBuffer = Buffer.allocUnsafe(65536);
   const idle: Upstream[] = [];
+  // The turn's writes: each socket written to is corked at its first write and uncorked at the turn's end.
+  const corked: net.Socket[] = [];
+  const uncorkAll = (): void => { for (const s of corked) s.uncork(); corked.length = 0; };
+  const inTurn = (s: net.Socket): net.Socket => {
+    if (s.writableCorked === 0) { if (corked.length === 0) setImmediate(uncorkAll); s.cork(); corked.push(s); }
+    return s;
+  };
 
   class Upstream {
     private readonly parser: LlhttpParser = new HTTPParser();
@@ -40,7 +48,7 @@ if (isMainThread) {
       this.socket.on('error', () => {});
       this.socket.on('close', this.onClose);
     }
-    send(c: Client, head: string): void { this.client = c; this.socket.write(head, 'latin1'); }
+    send(c: Client, head: string): void { this.client = c; inTurn(this.socket).write(head, 'latin1'); }
     private readonly onRead = (n: number, buf: Buffer): boolean => { this.parser.execute(buf.subarray(0, n)); return true; };
     private readonly onHead = (_ma: number, _mi: number, headers: string[], _m: unknown, _u: unknown, status: number, text: string, _up: boolean, keepAlive: boolean): number => {
       this.keepAlive = keepAlive;
@@ -57,11 +65,12 @@ if (isMainThread) {
     };
     // llhttp's body pieces are copies of their own: the socket may keep them.
     private readonly onBody = (chunk: Buffer): void => {
-      const s = this.client!.socket;
-      if (this.head !== '') { s.cork(); s.write(this.head, 'latin1'); s.write(chunk); s.uncork(); this.head = ''; } else s.write(chunk);
+      const s = inTurn(this.client!.socket);
+      if (this.head !== '') { s.write(this.head, 'latin1'); this.head = ''; }
+      s.write(chunk);
     };
     private readonly onDone = (): void => {
-      const s = this.client!.socket;
+      const s = inTurn(this.client!.socket);
       if (this.head !== '') { s.write(this.head, 'latin1'); this.head = ''; }
       this.client = null;
       if (this.keepAlive) idle.push(this); else this.socket.destroy();

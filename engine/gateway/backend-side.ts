@@ -71,12 +71,6 @@ export class BackendSide extends AnsweringCall implements SenderHandler {
 
   onConnect(): void {}
 
-  /** One backend read: what it makes us write to the client leaves in one write. */
-  batch(parse: () => void): void {
-    if (this.aborted || this.finished) { parse(); return; }
-    this.x.batch(parse);
-  }
-
   onRequestSent(): void {}
 
   onDrain(): void {

@@ -1,8 +1,8 @@
 /**
  * The client's side of a call as the call sees it: the request's normalised facts and the writer of the
  * response. The front door's ClientExchange (transport/front-door/client-exchange.ts) is the one
- * implementation on a socket, and the only place that batches ("corks") what a backend read makes us write;
- * a phase test gives the call a fake one (test/helpers/inject.ts) and reads what was written.
+ * implementation on a socket (its writer sends what one turn of the event loop wrote in one write); a phase
+ * test gives the call a fake one (test/helpers/inject.ts) and reads what was written.
  */
 export interface ClientSide {
   readonly head: RequestFacts;
@@ -20,8 +20,6 @@ export interface ClientSide {
   end(chunk?: Buffer | null): void;
   /** Cuts the connection: the response cannot be completed honestly. */
   abort(): void;
-  /** Runs `fn` (one backend read) so that what it writes leaves in one write. */
-  batch(fn: () => void): void;
   /** The body is wanted now (sends 100 Continue when the client asked for it). */
   continueBody(): void;
   /** Stop and resume reading the request body (back-pressure from the backend). */

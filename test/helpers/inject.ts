@@ -60,7 +60,6 @@ export class FakeClient implements ClientSide {
   }
 
   abort(): void { this.written.aborted = true; }
-  batch(fn: () => void): void { fn(); }
   continueBody(): void {}
   pauseBody(): void { this.paused = true; }
   resumeBody(): void { this.paused = false; }

@@ -1,11 +1,12 @@
-// Writes straight to a plain socket's handle (transport/direct-write.ts) keep every promise of the stream they
-// bypass: bytes leave in the order they were given, whichever path took them; what libuv could not send at
-// once is back-pressure until it drains; end() sends everything first; a failed write is an 'error' on the
-// socket. Real sockets on loopback, a reader counting and checking what arrives.
+// A connection's writer (transport/direct-write.ts) gathers what one turn of the event loop gives it and writes
+// it at the turn's end, straight to a plain socket's handle, and keeps every promise of the stream it
+// bypasses: bytes leave in the order they were given, whichever path took them; what libuv could not send at
+// once is back-pressure until it drains; a flush and then end() sends everything first; a failed write is an
+// 'error' on the socket. Real sockets on loopback, a reader counting and checking what arrives.
 import t from 'tap';
 import net from 'node:net';
 import { once } from 'node:events';
-import { DirectWriter, StreamOut, socketOut } from '../../transport/direct-write.js';
+import { DirectWriter, StreamOut, TURN_FLUSH_BYTES, socketOut, type SocketOut } from '../../transport/direct-write.js';
 
 /** A server whose one connection is handed to `use`; the client reads all it is sent and resolves with it. */
 async function pair(t: Tap.Test, use: (s: net.Socket) => void, opts: { pauseClient?: boolean } = {}): Promise<{ received: Promise<Buffer>; client: net.Socket }> {
@@ -38,19 +39,79 @@ function runs(got: Buffer): [number, number][] {
   return out;
 }
 
-t.test('a small direct write leaves at once: no back-pressure, nothing left pending', async (t) => {
-  let w: DirectWriter | null = null;
-  let returned: boolean[] = [];
-  const { received } = await pair(t, (s) => {
-    w = new DirectWriter(s, () => {});
-    returned = [w.writeLatin1('HTTP/1.1 200 OK\r\n'), w.write(Buffer.from('content-length: 0\r\n\r\n'))];
-    t.equal(w.pending, 0, 'nothing pending');
-    t.notOk(w.needsDrain);
-    s.end();
+/** Bytes the socket's handle has taken (libuv's count: a gathered byte is not in it yet). */
+const handed = (s: net.Socket): number => (s as net.Socket & { _handle: { bytesWritten: number } })._handle.bytesWritten;
+
+const endOfTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+for (const [name, make] of [['direct', (s: net.Socket) => new DirectWriter(s, () => {})], ['stream', (s: net.Socket) => new StreamOut(s)]] as const) {
+  t.test(`${name}: what one turn writes reaches the socket at the turn's end, in order, and not before`, async (t) => {
+    let during = -1;
+    let after = -1;
+    let returned: boolean[] = [];
+    const { received } = await pair(t, (s) => {
+      const w: SocketOut = make(s);
+      returned = [w.writeLatin1('HTTP/1.1 200 OK\r\n'), w.write(Buffer.from('content-length: 4\r\n\r\n')), w.writev(['bo', Buffer.from('dy')])];
+      during = handed(s);
+      void endOfTurn().then(() => { after = handed(s); s.end(); });
+    });
+    t.equal((await received).toString('latin1'), 'HTTP/1.1 200 OK\r\ncontent-length: 4\r\n\r\nbody');
+    t.same(returned, [true, true, true], 'small writes are no back-pressure');
+    t.equal(during, 0, 'nothing reached the socket during the turn');
+    t.equal(after, 42, 'all of it at its end');
   });
-  t.equal((await received).toString('latin1'), 'HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n');
-  t.same(returned, [true, true]);
-});
+
+  t.test(`${name}: flush() gives the turn's bytes to the socket now, and end() after it sends them before the FIN`, async (t) => {
+    let flushed = -1;
+    const { received } = await pair(t, (s) => {
+      const w = make(s);
+      w.writeLatin1('HTTP/1.1 400 Bad Request\r\n');
+      w.write(Buffer.from('connection: close\r\ncontent-length: 0\r\n\r\n'));
+      w.flush();
+      flushed = handed(s);
+      w.flush(); // nothing left: nothing written twice
+      s.end();
+    });
+    t.equal((await received).toString('latin1'), 'HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    t.equal(flushed, 66);
+  });
+
+  t.test(`${name}: a turn's bytes over ${TURN_FLUSH_BYTES} leave at once, the smaller ones before them with them`, async (t) => {
+    const sizes = [100, TURN_FLUSH_BYTES, 10];
+    let atOnce = -1;
+    let afterSmall = -1;
+    const { received } = await pair(t, (s) => {
+      const w = make(s);
+      w.write(part(0, sizes[0]!));
+      w.write(part(1, sizes[1]!));
+      atOnce = handed(s);
+      w.write(part(2, sizes[2]!));
+      afterSmall = handed(s);
+      w.flush();
+      s.end();
+    });
+    t.same(runs(await received), sizes.map((n, i) => [i + 1, n]));
+    t.equal(atOnce, sizes[0]! + sizes[1]!, 'the large piece and what was gathered before it went at once');
+    t.equal(afterSmall, atOnce, 'the small one after it waits for the turn');
+  });
+
+  t.test(`${name}: bytes gathered for a socket destroyed before the turn ends go nowhere, without an error`, async (t) => {
+    const server = net.createServer((s) => { s.resume(); });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    t.teardown(() => { server.close(); });
+    const c = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
+    await once(c, 'connect');
+    let errors = 0;
+    c.on('error', () => { errors++; });
+    const w = make(c);
+    w.write(Buffer.from('never sent'));
+    c.destroy();
+    await endOfTurn();
+    await new Promise((r) => setTimeout(r, 20));
+    t.equal(errors, 0);
+    t.equal(c.bytesWritten, 0);
+  });
+}
 
 t.test('a write libuv cannot finish at once is back-pressure until it drains, then onDrained runs once', async (t) => {
   const big = part(0, 64 * 1024 * 1024);
@@ -82,9 +143,10 @@ t.test('direct and stream writes leave in the order they were made, a pending di
     const w = new DirectWriter(s, () => {});
     w.write(part(0, sizes[0]!)); // pending in libuv: the client is paused
     s.write(part(1, sizes[1]!)); // the stream, behind it
-    w.write(part(2, sizes[2]!)); // direct again: behind the stream's write, which the stream may still hold
+    w.write(part(2, sizes[2]!)); // large: through the stream at once, behind the stream's write, which it still holds
     s.write(part(3, sizes[3]!));
-    w.write(part(4, sizes[4]!));
+    w.write(part(4, sizes[4]!)); // gathered
+    w.flush();
     s.end();
   }, { pauseClient: true });
   await new Promise((r) => setTimeout(r, 100));
@@ -99,27 +161,30 @@ t.test('writev: strings (byte per character) and Buffers leave in one go, in ord
     const w = new DirectWriter(s, () => {});
     first = w.writev(['POST /x HTTP/1.1\r\n\u00e9\r\n', Buffer.from('body'), '\r\n']);
     w.writev([big, 'tail']);
+    w.flush();
     s.end();
   }, { pauseClient: true });
   await new Promise((r) => setTimeout(r, 100));
   client.resume();
   const got = await received;
-  t.equal(first, true, 'a small writev leaves at once');
+  t.equal(first, true, 'a small writev is no back-pressure');
   const head = Buffer.from('POST /x HTTP/1.1\r\n\u00e9\r\nbody\r\n', 'latin1');
   t.same(got.subarray(0, head.length), head, 'U+00E9 went out as the one byte 0xE9');
   t.same(runs(got.subarray(head.length, head.length + big.length)), [[5, big.length]]);
   t.equal(got.subarray(head.length + big.length).toString('latin1'), 'tail');
 });
 
-t.test('a corked socket is never overtaken: while corked, a direct write joins the corked bytes', async (t) => {
+t.test('a corked socket is never overtaken: what a flush finds corked joins the corked bytes', async (t) => {
   const { received } = await pair(t, (s) => {
     const w = new DirectWriter(s, () => {});
     s.cork();
-    w.write(part(0, 100));
-    t.equal(s.writableLength, 100, 'the cork holds it (the batch leaves in one writev)');
-    s.write(part(1, 50));
+    s.write(part(0, 100));
+    w.write(part(1, 50));
+    w.flush();
+    t.equal(s.writableLength, 150, 'the cork holds both (they leave in one writev)');
     s.uncork();
     w.write(part(2, 25));
+    w.flush();
     s.end();
   });
   t.same(runs(await received), [[1, 100], [2, 50], [3, 25]]);
@@ -130,6 +195,7 @@ t.test('end() right after a direct write libuv still holds sends all of it befor
   const { received, client } = await pair(t, (s) => {
     const w = new DirectWriter(s, () => {});
     t.equal(w.write(part(6, n)), false);
+    w.flush();
     s.end();
   }, { pauseClient: true });
   await new Promise((r) => setTimeout(r, 100));
@@ -150,7 +216,7 @@ t.test('writing to a connection the peer reset is an error on the socket, never 
   const w = new DirectWriter(s, () => {});
   const failed = once(s, 'error');
   // The first write may still be taken by the kernel; the reset shows on a following one at the latest.
-  for (let i = 0; i < 5 && !s.destroyed; i++) w.write(Buffer.alloc(1024, 1));
+  for (let i = 0; i < 5 && !s.destroyed; i++) { w.write(Buffer.alloc(1024, 1)); await endOfTurn(); }
   const [err] = await failed as [NodeJS.ErrnoException];
   t.match(err.code, /^(EPIPE|ECONNRESET)$/, `error ${err.code}`);
   t.ok(s.destroyed, 'the socket is destroyed');

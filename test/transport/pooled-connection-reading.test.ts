@@ -23,7 +23,6 @@ function exchangeOn(pool: HostPool, pushBack: boolean): Promise<Outcome> {
       onData(chunk) { body += chunk.toString('latin1'); return !pushBack; },
       onComplete() { resolve({ status, body, error: null }); },
       onError(err) { resolve({ status, body, error: err }); },
-      batch(parse) { parse(); },
     };
     const ex = pool.dispatch({ head: 'GET /x HTTP/1.1\r\nhost: b\r\n\r\n', bodyMode: BodyMode.NONE, isHead: false, retryable: true }, handler);
     ex.end();

@@ -22,10 +22,7 @@ export interface DoorHandler {
 
 /** Where the parser is between reads. */
 const Reading = {
-  /**
-   * Between messages, or inside a later head of the connection: the parser begins a message without
-   * telling the door (no callback per call); `inHead` asks it whether one has begun.
-   */
+  /** Between messages, or in a later head: the parser begins one silently; `inHead` asks it whether it has. */
   IDLE: 0,
   /** Inside the connection's first request head. */
   HEAD: 1,
@@ -322,6 +319,7 @@ export class ClientConnection implements ExchangeConnection {
    */
   private closeAfterResponse(unread: boolean): void {
     this.reading = Reading.STOPPED;
+    this.out.flush();
     this.socket.end();
     if (unread && !this.clientEnded) {
       this.lingering = true;
@@ -347,6 +345,7 @@ export class ClientConnection implements ExchangeConnection {
   /** Hands the socket over (a WebSocket session): the door stops reading and timing it. */
   upgrade(): net.Socket {
     this.upgraded = true;
+    this.out.flush(); // the WebSocket library writes to the socket itself from now on
     // TLS sockets were read through `data`: the WebSocket library listens there itself now.
     if (this.secure) this.socket.removeListener('data', this.onData);
     this.queue.length = 0;
@@ -358,6 +357,7 @@ export class ClientConnection implements ExchangeConnection {
     if (this.closed) return;
     this.closed = true;
     this.reading = Reading.STOPPED;
+    this.out.flush(); // what this turn wrote goes first (an answer, then the close)
     this.socket.destroy();
     this.afterClose();
   }

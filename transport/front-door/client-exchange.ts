@@ -52,8 +52,6 @@ export const BodyFraming = {
 } as const;
 
 const LAST_CHUNK = '0\r\n\r\n';
-/** The same as bytes, for a batch that corks (never written into: the socket may hold it until it drains). */
-const LAST_CHUNK_BYTES = Buffer.from(LAST_CHUNK, 'latin1');
 
 // The Date header, formatted once a second (RFC 9110 §6.6.1: an origin with a clock sends it).
 let dateSecond = 0;
@@ -92,17 +90,6 @@ export class ClientExchange {
   closeAfter = false;
   ended = false;
   bytesOut = 0;
-  // ---- one backend read's output (batch) ----
-  /** Inside `batch`: what is written is gathered rather than sent at once. */
-  private batching = false;
-  /**
-   * The first piece a batch wrote, not yet given to the socket: a batch that writes one piece (the usual
-   * response, head and body in one buffer) sends it as it is, without corking the socket (cork, a buffered
-   * write and uncork cost more than the write itself in Node's stream code). A second piece corks.
-   */
-  private held: Buffer | null = null;
-  private corked = false;
-
   constructor(readonly conn: ExchangeConnection, readonly head: RequestHead) {}
 
   get clientIp(): string { return this.conn.remoteAddress; }
@@ -196,33 +183,18 @@ export class ClientExchange {
     return this.send(out);
   }
 
-  /** Gives a piece to the socket, or holds it while a batch runs (see `held`). False is back-pressure. */
+  /** Gives a piece to the connection's writer (it leaves at the end of this turn). False is back-pressure. */
   private send(out: Buffer): boolean {
-    const o = this.conn.out;
-    if (this.batching) {
-      // The first piece of a batch waits; the socket's state says whether more may follow.
-      if (this.held === null && !this.corked) { this.held = out; return !o.needsDrain; }
-      if (!this.corked) { this.conn.socket.cork(); this.corked = true; }
-      this.release();
-    }
-    const ok = o.write(out);
+    const ok = this.conn.out.write(out);
     if (!ok) this.conn.noteBackPressure();
     return ok;
-  }
-
-  /** The held piece goes to the socket (before anything written after it). */
-  private release(): void {
-    const h = this.held;
-    if (h === null) return;
-    this.held = null;
-    if (!this.conn.out.write(h)) this.conn.noteBackPressure();
   }
 
   /** Ends the response (with a last piece when given). The connection goes on with the next exchange or closes. */
   end(chunk?: Buffer | null): void {
     if (this.ended) return;
     const c = this.conn;
-    if (c.closed) { this.held = null; this.ended = true; c.exchangeEnded(this); return; }
+    if (c.closed) { this.ended = true; c.exchangeEnded(this); return; }
     const o = c.out;
     if (chunk != null && chunk.length > 0) this.write(chunk);
     if (this.headText !== null) {
@@ -231,32 +203,14 @@ export class ClientExchange {
       this.headText = null;
       this.headWritten = true;
     } else if (this.chunked) {
-      if (this.held !== null) this.send(LAST_CHUNK_BYTES);
-      else o.writeLatin1(LAST_CHUNK);
+      o.writeLatin1(LAST_CHUNK);
     }
-    // What follows (the next exchange's answer, the close) comes after this response's bytes.
-    this.release();
     this.ended = true;
     c.exchangeEnded(this);
   }
 
-  /** Runs `fn` so that what it writes leaves in one write: a lone piece as it is, more than one corked. */
-  batch(fn: () => void): void {
-    if (this.batching) { fn(); return; }
-    this.batching = true;
-    try {
-      fn();
-    } finally {
-      this.batching = false;
-      if (this.conn.closed) this.held = null;
-      else this.release();
-      if (this.corked) { this.corked = false; this.conn.socket.uncork(); }
-    }
-  }
-
   /** Cuts the connection (the response cannot be completed honestly). */
   abort(): void {
-    this.held = null;
     this.conn.destroy();
   }
 

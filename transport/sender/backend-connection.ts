@@ -14,11 +14,6 @@ import { RequestWriter } from './request-writer.js';
 
 const CRLF = '\r\n';
 
-// Module-level hand-over to the batch callback: no closure per read.
-let parseTarget: BackendConnection | null = null;
-let parseInput: Buffer | null = null;
-let parseResult: number | Error = 0;
-const runParse = (): void => { parseResult = parseTarget!.execute(parseInput!); };
 
 /**
  * The Content-Length of a response head, or -1 when there is none (chunked or close-delimited). llhttp has
@@ -185,11 +180,7 @@ export class BackendConnection implements ExchangeWire {
       this.destroy();
       return false;
     }
-    parseTarget = this;
-    parseInput = buf.subarray(0, n);
-    this.exchange.handler.batch(runParse);
-    const r = parseResult;
-    parseInput = null;
+    const r = this.execute(buf.subarray(0, n));
     if (typeof r !== 'number') {
       const code = (r as Error & { code?: string }).code ?? 'HPE_ERROR';
       this.fail(TransportErrorCode.NHTTP_PROTOCOL_VIOLATION, `invalid response from the backend: ${code}`);
@@ -199,7 +190,7 @@ export class BackendConnection implements ExchangeWire {
   };
 
   /**
-   * One read (inside the owner's output batch): the parser up to the end of a head, the body of a
+   * One read: the parser up to the end of a head, the body of a
    * Content-Length response past it. Returns an Error when the backend broke the protocol.
    */
   execute(data: Buffer): number | Error {
@@ -365,7 +356,6 @@ export class BackendConnection implements ExchangeWire {
   private closeQuietly(): void {
     if (this.closed) return;
     this.closed = true;
-    this.writer.drop();
     // Often called from inside parser.execute (a reply that ends the connection): freeing the parser
     // under its own feet crashes the process, so it is freed once the current callback has returned.
     queueMicrotask(this.freeParser);

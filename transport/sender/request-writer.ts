@@ -10,11 +10,6 @@ function uncork(s: net.Socket): void {
   s.uncork();
 }
 
-/** Writes a head that no body piece came to join in its tick (RequestWriter.writeHead). */
-function flushHeldHead(w: RequestWriter): void {
-  w.flushHeldHead();
-}
-
 /**
  * The request side of one backend connection (BackendConnection): the head, then the body in the framing
  * the request was given (BodyMode), as few system calls as the pieces allow.
@@ -24,13 +19,12 @@ function flushHeldHead(w: RequestWriter): void {
  * CVE-2018-12116): no such character reaches here, llhttp gives none and what Sluice writes itself is
  * checked first (transport/field-values.ts).
  *
- * A body that came with the head (the common small POST: one client read) is written in the head's tick:
- * on a plain connection the head waits for the first piece and both leave in one direct writev (alone on
- * the next tick when none came); through TLS the stream is corked until the next tick.
+ * On a plain connection every byte goes to the connection's writer (transport/direct-write.ts), which
+ * sends what a turn of the event loop gave it in one write at the turn's end: a body that came with the
+ * head (the common small POST: one client read) leaves with it. Through TLS the stream is corked until the
+ * next tick after a head whose body follows.
  */
 export class RequestWriter {
-  private heldHead: string | null = null;
-
   /**
    * @param out     the stream writes go to; a TLS session over a proxy tunnel replaces the plain socket.
    * @param direct  plain TCP to the backend: writes straight to the socket's handle (transport/direct-write.ts).
@@ -38,12 +32,7 @@ export class RequestWriter {
   constructor(public out: net.Socket, private readonly direct: SocketOut | null) {}
 
   writeHead(head: string, bodyFollows: boolean): boolean {
-    if (this.direct !== null) {
-      if (!bodyFollows) return this.direct.writeLatin1(head);
-      this.heldHead = head;
-      process.nextTick(flushHeldHead, this);
-      return true;
-    }
+    if (this.direct !== null) return this.direct.writeLatin1(head);
     const out = this.out;
     if (bodyFollows) {
       out.cork();
@@ -52,46 +41,26 @@ export class RequestWriter {
     return out.write(head, 'latin1');
   }
 
-  /** The held head, alone: no body piece came in its tick. */
-  flushHeldHead(): void {
-    const head = this.heldHead;
-    if (head === null) return;
-    this.heldHead = null;
-    this.direct!.writeLatin1(head);
-  }
-
   writeBody(chunk: Buffer, mode: BodyMode): boolean {
-    const head = this.heldHead;
-    if (head !== null && chunk.length > 0) {
-      this.heldHead = null;
-      return this.direct!.writev(mode === BodyMode.CHUNKED ? [head, chunk.length.toString(16) + CRLF, chunk, CRLF] : [head, chunk]);
-    }
     if (mode === BodyMode.CHUNKED) {
       if (chunk.length === 0) return true;
+      const size = chunk.length.toString(16) + CRLF;
+      if (this.direct !== null) return this.direct.writev([size, chunk, CRLF]);
       const out = this.out;
       out.cork();
-      out.write(chunk.length.toString(16) + CRLF, 'latin1');
+      out.write(size, 'latin1');
       out.write(chunk);
       const ok = out.write(CRLF, 'latin1');
       out.uncork();
       return ok;
     }
-    return this.out.write(chunk);
+    return this.direct !== null ? this.direct.write(chunk) : this.out.write(chunk);
   }
 
-  /** The request's end: the last chunk of a chunked body (with a head still held, in the same write). */
+  /** The request's end: the last chunk of a chunked body. */
   endBody(mode: BodyMode): void {
-    const head = this.heldHead;
-    if (head !== null) {
-      this.heldHead = null;
-      this.direct!.writev(mode === BodyMode.CHUNKED ? [head, LAST_CHUNK] : [head]);
-      return;
-    }
-    if (mode === BodyMode.CHUNKED) this.out.write(LAST_CHUNK);
-  }
-
-  /** The connection closed: a head still held is never written. */
-  drop(): void {
-    this.heldHead = null;
+    if (mode !== BodyMode.CHUNKED) return;
+    if (this.direct !== null) this.direct.write(LAST_CHUNK);
+    else this.out.write(LAST_CHUNK);
   }
 }

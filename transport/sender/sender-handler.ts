@@ -26,11 +26,6 @@ export interface SenderHandler {
   onComplete(): void;
   /** The exchange failed; no other callback follows. */
   onError(err: BackendTransportError): void;
-  /**
-   * Runs `parse` (which may call onHeaders, onData and onComplete several times) inside one output batch
-   * of the owner's client connection, so that a whole small response leaves in one write.
-   */
-  batch(parse: () => void): void;
 }
 
 export const BodyMode = {

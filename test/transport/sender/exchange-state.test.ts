@@ -67,7 +67,6 @@ function run(pool: HostPool, req: OutboundRequest, body: Buffer | null): Promise
       onData() { note(); return true; },
       onComplete() { note(); resolve({ states, error: null, ex }); },
       onError(err) { note(); resolve({ states, error: err, ex }); },
-      batch(parse) { parse(); },
     };
     // What pool.dispatch does, with the exchange known before its first callback (an idle connection takes it at once).
     const ex = new Exchange(pool, req, handler);
