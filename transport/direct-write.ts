@@ -123,7 +123,8 @@ function endOfTurn(): void {
   for (let i = 0; i < due.length; i++) {
     const w = due[i]!;
     w.due = false;
-    w.flush();
+    // One connection's failure must not leave the others' bytes unwritten: it fails alone, visibly.
+    try { w.flush(); } catch (err) { w.socket.destroy(err as Error); }
   }
   due.length = 0;
 }

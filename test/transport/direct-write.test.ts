@@ -113,6 +113,29 @@ for (const [name, make] of [['direct', (s: net.Socket) => new DirectWriter(s, ()
   });
 }
 
+t.test('a connection whose write throws at the turn\'s end fails alone: the others\' bytes still leave', async (t) => {
+  const sockets: net.Socket[] = [];
+  const server = net.createServer((s) => { sockets.push(s); });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => { server.close(); });
+  const port = (server.address() as net.AddressInfo).port;
+  const a = net.connect(port, '127.0.0.1');
+  const b = net.connect(port, '127.0.0.1');
+  t.teardown(() => { a.destroy(); b.destroy(); });
+  await Promise.all([once(a, 'connect'), once(b, 'connect')]);
+  while (sockets.length < 2) await new Promise((r) => setTimeout(r, 5));
+  const [sa, sb] = sockets as [net.Socket, net.Socket];
+  // A fault below the writer (Node's binding throwing) on the first connection only.
+  (sa as net.Socket & { _handle: { writeBuffer: unknown } })._handle.writeBuffer = () => { throw new Error('binding fault'); };
+  const failed = once(sa, 'error');
+  new DirectWriter(sa, () => {}).write(Buffer.from('lost'));
+  new DirectWriter(sb, () => {}).write(Buffer.from('delivered'));
+  const got = once(b, 'data');
+  const [err] = await failed as [Error];
+  t.equal(err.message, 'binding fault', 'the failing connection is destroyed with the fault');
+  t.equal(String((await got)[0]), 'delivered', 'the other connection\'s bytes left at the same turn\'s end');
+});
+
 t.test('a write libuv cannot finish at once is back-pressure until it drains, then onDrained runs once', async (t) => {
   const big = part(0, 64 * 1024 * 1024);
   let drained = 0;
