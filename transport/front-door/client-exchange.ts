@@ -8,7 +8,6 @@ import type { DoorRefusal } from './refusals.js';
  * the exchanges: the import runs from the connection to the exchange only).
  */
 export interface ExchangeConnection {
-  readonly socket: net.Socket;
   /** Where the responses' bytes go (straight to a plain socket's handle when the stream holds nothing). */
   readonly out: SocketOut;
   readonly secure: boolean;

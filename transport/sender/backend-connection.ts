@@ -14,7 +14,6 @@ import { RequestWriter } from './request-writer.js';
 
 const CRLF = '\r\n';
 
-
 /**
  * The Content-Length of a response head, or -1 when there is none (chunked or close-delimited). llhttp has
  * already rejected a malformed, duplicated or conflicting Content-Length by the time the head is complete.
@@ -190,8 +189,8 @@ export class BackendConnection implements ExchangeWire {
   };
 
   /**
-   * One read: the parser up to the end of a head, the body of a
-   * Content-Length response past it. Returns an Error when the backend broke the protocol.
+   * One read: the parser up to the end of a head, the body of a Content-Length response past it. Returns an
+   * Error when the backend broke the protocol.
    */
   execute(data: Buffer): number | Error {
     let at = 0;
