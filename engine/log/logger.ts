@@ -59,10 +59,12 @@ type Boom = ReturnType<typeof pino.destination>;
  * An asynchronous file destination (sonic-boom) that survives a disk that cannot be written: without an
  * 'error' listener, a write failing with ENOSPC is an unhandled 'error' event, and what waits is kept without
  * a bound. Here the first failure of a burst is said once on stderr, what waits is capped (the rest is
- * dropped), and writing resumes with the next line once the disk takes it again.
+ * dropped), and writing resumes with the next line once the disk takes it again. `content` 'buffer' takes
+ * Buffers only (FileSink): sonic-boom then writes them as they are, where a string is measured and encoded
+ * again on each of its steps.
  */
-export function fileDestination(file: string): Boom {
-  const d = pino.destination({ dest: file, sync: false, append: true, mkdir: true, maxLength: MAX_PENDING_BYTES });
+export function fileDestination(file: string, content: 'utf8' | 'buffer' = 'utf8'): Boom {
+  const d = pino.destination({ dest: file, sync: false, append: true, mkdir: true, maxLength: MAX_PENDING_BYTES, contentMode: content });
   let failing = false;
   d.on('error', (err: NodeJS.ErrnoException) => {
     if (failing) return;
@@ -74,6 +76,20 @@ export function fileDestination(file: string): Boom {
     failing = false;
     process.stderr.write(`sluice: writing ${file} again\n`);
   });
+  // pino flushes its destinations when the process is about to exit (an asynchronous flush at
+  // 'beforeExit', a synchronous one at 'exit'). sonic-boom retries a synchronous write that fails with
+  // anything but EAGAIN every 100 ms for ever, and a failed asynchronous flush at 'beforeExit' starts the
+  // loop again: with a full log volume a stopped Sluice never exited. While the file cannot be written,
+  // a flush drops nothing and waits for nothing; what waits is lost at exit, as the disk would lose it.
+  const flush = d.flush.bind(d);
+  const flushSync = d.flushSync.bind(d);
+  d.flush = (cb?: (err?: Error) => void): void => {
+    if (failing) cb?.(new Error(`cannot write ${file}`));
+    else flush(cb);
+  };
+  d.flushSync = (): void => {
+    if (!failing) flushSync();
+  };
   return d;
 }
 

@@ -89,7 +89,7 @@ export class TelemetryHub {
       const reporters = this.reporters;
       // The combined access log reads the columns itself; the records are built only for what needs them.
       if (access?.takesLines) {
-        access.write(gatewayLines(b.calls));
+        access.writeLines(gatewayLines(b.calls));
         access = null;
       }
       if (access === null && analytics === null && reporters.length === 0) return;

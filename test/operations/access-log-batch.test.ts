@@ -27,24 +27,33 @@ const calls: CallRecord[] = [
   { ...base, method: 'POST', durationMs: 0.0004, status: 503, errorCode: 101503 },
   { ...base, clientIp: '::1', durationMs: 12345.6789, startedAt: base.startedAt + 1500 },
   base,
+  // Numbers outside the digit writer's fast range take JavaScript's own form, as in the record's line.
+  { ...base, durationMs: 1e20, bytes: 2 ** 53 + 2, errorCode: 900901 },
+  { ...base, durationMs: -1, bytes: 0.5 },
+  { ...base, durationMs: Number.NaN },
+  // A line far longer than the batch's first estimate: the buffer grows and keeps what was written.
+  { ...base, userAgent: `long ${'\u00e9x'.repeat(12000)}` },
+  base,
 ];
 
 t.test('a batch read from its columns gives the lines a record at a time gives, in order', async (t) => {
   const w = new CallColumnsWriter(64);
   for (const c of calls) writeCall(w, c);
   const batch = w.take()!;
-  const expected = readCalls(batch, 0).map(gatewayLine).join('');
-  t.equal(gatewayLines(batch), expected);
-  t.equal(gatewayLines(batch).split('\n').length, calls.length + 1, 'one line per call: hostile values stay inside theirs');
-  t.match(gatewayLines(batch), / - a\\x20b \[.* App\\x0a1\.2\.3\.4 -\n/, 'user and application escaped as tokens');
-  t.match(gatewayLines(batch), /"GET \/open\/1\.0\.0\/x\?access_token=\*+&x=1 HTTP\/1\.1"/, 'credential parameters masked');
+  const expected = Buffer.from(readCalls(batch, 0).map(gatewayLine).join(''), 'utf8');
+  const lines = gatewayLines(batch);
+  t.ok(lines.equals(expected), 'the same bytes as the lines a record at a time, encoded as UTF-8');
+  const text = lines.toString('utf8');
+  t.equal(text.split('\n').length, calls.length + 1, 'one line per call: hostile values stay inside theirs');
+  t.match(text, / - a\\x20b \[.* App\\x0a1\.2\.3\.4 -\n/, 'user and application escaped as tokens');
+  t.match(text, /"GET \/open\/1\.0\.0\/x\?access_token=\*+&x=1 HTTP\/1\.1"/, 'credential parameters masked');
 });
 
 t.test('an empty batch is no text', async (t) => {
   const w = new CallColumnsWriter(4);
   writeCall(w, base);
   const one = w.take()!;
-  t.equal(gatewayLines({ ...one, count: 0 }), '');
+  t.equal(gatewayLines({ ...one, count: 0 }).length, 0);
 });
 
 t.test('milliseconds with three decimals, as toFixed(3) writes them', async (t) => {

@@ -5,7 +5,11 @@ import t from 'tap';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { FileSink } from '../../engine/operations/file-sink.js';
+import { requireBuild } from '../fixtures/sluice-process.js';
 
 function tmp(t: Tap.Test): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-file-sink-'));
@@ -50,4 +54,78 @@ t.test('a write after close is dropped, not thrown', async (t) => {
   await sink.close();
   t.doesNotThrow(() => sink.write('two\n'));
   t.equal(fs.readFileSync(file, 'utf8'), 'one\n');
+});
+
+t.test('encoded batches and text lines reach the file in the order written, as the same bytes', async (t) => {
+  const file = path.join(tmp(t), 'mixed.log');
+  const sink = new FileSink(file);
+  const expected: Buffer[] = [];
+  const text = (s: string): void => { sink.write(s); expected.push(Buffer.from(s, 'utf8')); };
+  const bytes = (s: string): void => { const b = Buffer.from(s, 'utf8'); sink.writeBytes(b); expected.push(b); };
+  text('servlet line caf\u00e9\n');
+  bytes('batch one\nbatch one, second line\n');
+  bytes('');
+  text('text after a batch\n');
+  text('and another\n');
+  for (let i = 0; i < 40; i++) bytes(`${i} ${'y'.repeat(4000)}\n`); // past the flush size within the tick
+  text('last \u65e5\u672c\n');
+  await sink.close();
+  t.ok(fs.readFileSync(file).equals(Buffer.concat(expected)));
+});
+
+const devFull = fs.existsSync('/dev/full') ? false : 'no /dev/full here';
+
+t.test('a file that cannot be written (/dev/full): nothing throws, what waits stays bounded, close answers', { skip: devFull }, async (t) => {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const sink = new FileSink('/dev/full');
+  const stderr: string[] = [];
+  const write = process.stderr.write;
+  process.stderr.write = ((chunk: string | Uint8Array): boolean => { stderr.push(String(chunk)); return true; }) as typeof process.stderr.write;
+  t.teardown(() => { process.stderr.write = write; });
+  const batch = Buffer.alloc(50 * 1024, 0x61);
+  batch[batch.length - 1] = 0x0a;
+  gc();
+  const before = process.memoryUsage().arrayBuffers;
+  for (let i = 0; i < 2000; i++) { // 100 MiB offered, far past what may wait (16 MiB)
+    sink.writeBytes(Buffer.from(batch));
+    sink.write('a text line\n');
+    if (i % 50 === 0) await new Promise((r) => setImmediate(r));
+  }
+  await new Promise((r) => setTimeout(r, 100));
+  gc();
+  const held = process.memoryUsage().arrayBuffers - before;
+  t.ok(held < 24 * 1024 * 1024, `${(held / 1048576).toFixed(1)} MiB held after 100 MiB offered`);
+  t.equal(stderr.filter((l) => l.includes('cannot write /dev/full')).length, 1, 'the failure said once on stderr');
+  const closed = await Promise.race([sink.close().then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 5000))]);
+  t.ok(closed, 'close answers although what waits cannot be written');
+});
+
+t.test('a process whose log files cannot be written still exits by itself once they are closed', { skip: devFull }, async (t) => {
+  // pino ends its destinations when the loop empties ('beforeExit'); a write that fails there used to
+  // start the loop again, for ever: a stopped gateway with a full log volume never exited.
+  // The built modules: the child runs plain Node, without the test runner's TypeScript loader.
+  requireBuild();
+  const sinkUrl = new URL('../../dist/engine/operations/file-sink.js', import.meta.url).href;
+  const loggerUrl = new URL('../../dist/engine/log/logger.js', import.meta.url).href;
+  const script = `
+    const { FileSink } = await import(${JSON.stringify(sinkUrl)});
+    const { fileDestination } = await import(${JSON.stringify(loggerUrl)});
+    const sink = new FileSink('/dev/full');
+    const log = fileDestination('/dev/full');
+    for (let i = 0; i < 50; i++) { sink.write('x'.repeat(1000) + '\\n'); log.write('y'.repeat(1000) + '\\n'); }
+    await new Promise((r) => setTimeout(r, 50));
+    await sink.close();
+    console.log('closed');`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => { out += String(d); });
+  child.stderr.on('data', (d) => { err += String(d); });
+  const code = await new Promise<number | null>((resolve) => {
+    const timer = setTimeout(() => { child.kill('SIGKILL'); resolve(null); }, 10_000);
+    child.on('exit', (c) => { clearTimeout(timer); resolve(c); });
+  });
+  t.match(out, /closed/, `the sink closed ${err.slice(0, 400)}`);
+  t.equal(code, 0, 'and the process exited by itself (null: still running after 10 s, killed)');
 });
