@@ -5,8 +5,9 @@
  * (perf, docs/performance.md). Bytes written here go to the file as they are.
  *
  * The writer checks room once per line (`reserve`), not per piece: the writes after it stay within what was
- * reserved, so a line's dozen writes cost no bounds logic of their own. A write past the reserve would be
- * lost (a typed array ignores it), never written outside the buffer.
+ * reserved, so a line's dozen writes cost no bounds logic of their own. A write past the reserve is lost
+ * (a typed array ignores a store out of its bounds) or throws (a long piece's `set`): never written outside
+ * the buffer. The batch's caller catches and logs a throw (telemetry-hub.ts).
  */
 export class LineBytes {
   private buf: Buffer;
