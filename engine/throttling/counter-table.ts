@@ -17,12 +17,14 @@ import { fpWord, type KeyHash } from './hash.js';
  *   LIMIT   limit (32 bits) | kind << 32 (KIND_*): what main needs to sync the slot with Redis
  *   spare
  *
- * Window roll-over: the window number sits in the same word as the count. A call that sees another
+ * Window roll-over: the window number sits in the same word as the count. A call that sees an older
  * window in COUNT treats the count as 0 and swaps in (its window, its amount); two calls racing at the
  * boundary both go through the compare-and-swap, so the loser retries on the fresh word. A late call of
- * the old window that finds the new window counts in the new one (it is admitted at the boundary, which is
- * where it belongs). Window numbers are kept modulo 2^31 (68 years of 1-second windows): a slot is
- * evicted long before its number can come round again.
+ * the old window that finds the next one counts in the next one (it is admitted at the boundary, which is
+ * where it belongs; before 2026-11-28 it swapped its old window back in, and the new window's count was
+ * lost). Only one window back counts as late: a word further ahead is another window length's (a policy
+ * changed), and the call's own window replaces it. Window numbers are kept modulo 2^31 (68 years of
+ * 1-second windows): a slot is evicted long before its number can come round again.
  *
  * Collisions: linear probing from the fingerprint's home slot, up to MAX_PROBE slots. A lookup walks past
  * deleted slots until it finds its fingerprint or an empty slot, and only then claims the first free slot
@@ -31,9 +33,25 @@ import { fpWord, type KeyHash } from './hash.js';
  * deleted. When no slot is free within MAX_PROBE the call is not counted at that level (fail open) and the
  * main thread logs that the table is full (apim.throttling.counter_table_size).
  *
- * The hot path reads words through an Int32Array view of the same memory (no bigint allocated to look at
- * a value); the compare-and-swap itself is on the 64-bit word. A torn read of the two halves only makes a
- * compare-and-swap fail and retry.
+ * The hot path works on the 32-bit halves through an Int32Array view of the same memory, and reads them
+ * with plain loads: V8 (Node 20) compiles no Atomics operation inline, each is a call into a builtin (about
+ * 100 instructions), and on the BigInt64Array each load or swap also made a BigInt. Three levels cost
+ * some 2 700 instructions a call that way (callgrind, 2026-11-28). Plain loads of an aligned Int32Array
+ * element are not torn (ECMAScript's memory model) and can only be late, and every decision taken on them
+ * is confirmed by a compare-and-swap, which is atomic:
+ * - A count in the window the word already holds swaps the low half (the value) alone; only the roll-over
+ *   to another window swaps the whole 64-bit word (casWord). The two sizes on the same memory stay exact
+ *   because the 32-bit swap compares the value its decision was made on: if another thread rolled the word
+ *   between this thread's read of the window and its swap, the swap fails unless the new window's value is
+ *   the one read, and then the decision holds for the new window as well (the late call counts there, as
+ *   above). Both sizes are single locked instructions on x64 (LOCK CMPXCHG) and exclusive-monitor loops on
+ *   arm64, over the same naturally aligned bytes.
+ * - A slot's fingerprint is read as two halves; a read between them and a claim or eviction is recognised
+ *   (hash.ts keeps 0 and -1 out of keys' halves) and read again atomically, and a claim is itself a
+ *   compare-and-swap.
+ * - MODE is read plainly: a call counted under the mode of a moment ago is counted as it would have been.
+ * Tagged words read outside a count (ALLOW, GLOBAL, with Redis) are read with Atomics, the window half
+ * again after the value: a word rewritten in between is read again.
  */
 export const SLOT_WORDS = 8;
 export const W_FP = 0;
@@ -162,13 +180,16 @@ export class CounterTable {
       for (let p = 0; p < MAX_PROBE; p++) {
         const i = (home + p) & mask;
         const at = i * SLOT_WORDS * 2;
-        const vhi = Atomics.load(i32, at + HI);
-        const vlo = Atomics.load(i32, at + LO);
+        // Plain reads (see the class comment); the two halves of a word claimed or evicted between them
+        // show a half of an empty or deleted slot beside a key's half, which no key has (hash.ts): such a
+        // slot is read again, atomically, so that this key is neither missed nor claimed a second time.
+        let vhi = i32[at + HI]!;
+        let vlo = i32[at + LO]!;
+        while (vhi !== vlo && (vhi === 0 || vhi === -1 || vlo === 0 || vlo === -1)) {
+          vhi = Atomics.load(i32, at + HI);
+          vlo = Atomics.load(i32, at + LO);
+        }
         if (vhi === hi && vlo === lo) return i;
-        // The halves are two reads: a claim by another thread between them shows the old high half with the
-        // new low one, which looks like another key's slot, and this key would be claimed a second time
-        // further on (counted in two slots). A word that looks like another key's is read again.
-        if (!(vhi === 0 && vlo === 0) && !(vhi === -1 && vlo === -1) && Atomics.load(i32, at + HI) !== vhi) { p--; continue; }
         if (vhi === 0 && vlo === 0) {
           if (free < 0) { free = i; freeWas = 0n; }
           break;
@@ -218,24 +239,59 @@ export class CounterTable {
   }
 
   /**
-   * The one compare-and-swap loop of the table, behind every change of a tagged word: reads the word at
-   * `at` (its value counts as 0 when the word holds another window than `tag`), works out the next value
-   * as `op` says, and swaps in (tag, next), next kept within MAX_VALUE; when another thread changed the word
-   * in between, it reads again. True when the word was changed; false when `op` declined (over the limit,
-   * a release for another window, the bit already set), and then nothing was written. The counting ops
-   * leave the count in `this.count`.
+   * The compare-and-swap loop behind every change of a tagged word: reads the word at `at` (its value
+   * counts as 0 when the word holds an older window than `tag`), works out the next value as `op` says,
+   * and swaps in (tag, next), next kept within MAX_VALUE; when another thread changed the word in between,
+   * it reads again. True when the word was changed; false when `op` declined (over the limit, a release for
+   * another window, the bit already set), and then nothing was written. The counting ops leave the count
+   * in `this.count`. A count in the window the word holds swaps the value's half alone (the class comment
+   * says why that is exact); everything else goes to casWord.
    *
    * `op` and its arguments are plain numbers: a call allocates nothing (a closure per operation would, on
    * every call). Keep the body small: V8 inlines it into the throttle's hot path (level-counter.ts) only
    * while the caller's inlining budget lasts, and a call instead costs the passing call a few percent.
    */
   private cas(op: number, at: number, tag: number, amount: number, limit: number): boolean {
+    const i32 = this.i32;
+    const lo = at * 2 + LO;
+    for (;;) {
+      // Releases and notes (rare: a refused call), and a word that holds another window: the whole word.
+      if (op > CAS_ADD || i32[at * 2 + HI] !== tag) return this.casWord(op, at, tag, amount, limit);
+      const c = i32[lo]! >>> 0;
+      let next = c + amount;
+      switch (op) {
+        case CAS_ACQUIRE:
+          if (next > limit) { this.count = c; return false; }
+          break;
+        case CAS_ACQUIRE_UNDER:
+          if (c >= limit) { this.count = c; return false; }
+          break;
+        // CAS_ADD: no limit.
+      }
+      if (next > MAX_VALUE) next = MAX_VALUE;
+      if (Atomics.compareExchange(i32, lo, c | 0, next | 0) === (c | 0)) {
+        this.count = next;
+        return true;
+      }
+    }
+  }
+
+  /**
+   * The compare-and-swap of the whole 64-bit word, for a word that holds another window than `tag` (its
+   * value counts as 0 then, unless the word is one window ahead: a late call, counted there), and for
+   * releases and notes, which must not touch a window they were not meant for.
+   */
+  private casWord(op: number, at: number, tag: number, amount: number, limit: number): boolean {
     const w = this.words;
     for (;;) {
       const cur = Atomics.load(w, at);
       scratch64[0] = cur;
-      const same = scratch32[HI] === tag;
-      const c = same ? scratch32[LO]! >>> 0 : 0;
+      const held = scratch32[HI]!;
+      const same = held === tag;
+      const ahead = !same && held === (tag + 1) % WIN_MOD;
+      // A release or a note for a window that has ended changes nothing.
+      if (ahead && op > CAS_ADD) return false;
+      const c = same || ahead ? scratch32[LO]! >>> 0 : 0;
       let next = c + amount;
       switch (op) {
         case CAS_ACQUIRE:
@@ -254,8 +310,9 @@ export class CounterTable {
           break;
         // CAS_ADD: no limit.
       }
-      if (Atomics.compareExchange(w, at, cur, pack(tag, next > MAX_VALUE ? MAX_VALUE : next)) === cur) {
-        if (op <= CAS_ADD) this.count = op === CAS_ADD && next > MAX_VALUE ? MAX_VALUE : next;
+      if (next > MAX_VALUE) next = MAX_VALUE;
+      if (Atomics.compareExchange(w, at, cur, pack(ahead ? held : tag, next)) === cur) {
+        if (op <= CAS_ADD) this.count = next;
         return true;
       }
     }
@@ -263,8 +320,15 @@ export class CounterTable {
 
   /** The value of a tagged word in a window, or `otherwise` when the word holds another window. */
   private tagged(slot: number, which: number, winNo: number, otherwise: number): number {
-    scratch64[0] = Atomics.load(this.words, slot * SLOT_WORDS + which);
-    return scratch32[HI] === winNo % WIN_MOD ? scratch32[LO]! >>> 0 : otherwise;
+    const i32 = this.i32;
+    const at = (slot * SLOT_WORDS + which) * 2;
+    const tag = winNo % WIN_MOD;
+    for (;;) {
+      if (Atomics.load(i32, at + HI) !== tag) return otherwise;
+      const value = Atomics.load(i32, at + LO) >>> 0;
+      // The window half again: the value read is that window's unless the word was rewritten in between.
+      if (Atomics.load(i32, at + HI) === tag) return value;
+    }
   }
 
   /** The count of the window (0 when the slot holds another window). */
@@ -279,7 +343,7 @@ export class CounterTable {
    * main writes count + what the cluster has left; before that, the limit.
    */
   allowance(slot: number, winNo: number, limit: number, kind: number): number {
-    if (Atomics.load(this.header, H_MODE) !== MODE_CLUSTER) return limit;
+    if (this.header[H_MODE] !== MODE_CLUSTER) return limit;
     const a = this.tagged(slot, W_ALLOW, winNo, -1);
     if (a >= 0) return Math.min(limit, a);
     if (kind === KIND_BANDWIDTH) return limit;
@@ -289,7 +353,7 @@ export class CounterTable {
 
   /** With Redis: the cluster-wide count of the window last read back, or -1. */
   globalIn(slot: number, winNo: number): number {
-    if (Atomics.load(this.header, H_MODE) !== MODE_CLUSTER) return -1;
+    if (this.header[H_MODE] !== MODE_CLUSTER) return -1;
     return this.tagged(slot, W_GLOBAL, winNo, -1);
   }
 

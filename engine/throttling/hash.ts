@@ -3,12 +3,16 @@
  * (FNV-1a, and a multiply-xorshift hash with another seed). A counter slot is found by the low half and
  * owned by the whole fingerprint, so two keys share a counter only if both hashes collide (about 1 in 2^64
  * per pair). The io threads keep it as two numbers (no bigint on the hot path); the slot's FP word holds
- * it as one 64-bit value. (0, 0) and (-1, -1) are reserved (empty slot, deleted slot).
+ * it as one 64-bit value. (0, 0) and (-1, -1) are reserved (empty slot, deleted slot), and no key's
+ * half is 0 or -1.
  */
 export interface KeyHash {
   hi: number;
   lo: number;
 }
+
+/** What a half of 0 or -1 becomes (any other value would do). */
+const HALF_REMAP = 0x2545f491;
 
 export function hashInto(key: string, out: KeyHash): KeyHash {
   let h1 = 0x811c9dc5;
@@ -24,12 +28,10 @@ export function hashInto(key: string, out: KeyHash): KeyHash {
   h1 ^= h1 >>> 13;
   h2 = Math.imul(h2 ^ (h2 >>> 16), 0xc2b2ae35);
   h2 ^= h2 >>> 16;
-  let hi = h1 | 0;
-  let lo = h2 | 0;
-  if (hi === 0 && lo === 0) lo = 1;
-  else if (hi === -1 && lo === -1) { hi = 0; lo = 2; }
-  out.hi = hi;
-  out.lo = lo;
+  // Neither half is 0 or -1: those are the halves of an empty and of a deleted slot, so a slot read as
+  // two halves in the middle of its claim or eviction never looks like a key (counter-table.ts slotOf).
+  out.hi = h1 === 0 || h1 === -1 ? h1 ^ HALF_REMAP : h1 | 0;
+  out.lo = h2 === 0 || h2 === -1 ? h2 ^ HALF_REMAP : h2 | 0;
   return out;
 }
 

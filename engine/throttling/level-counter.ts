@@ -1,5 +1,6 @@
 import type { CQuota } from './compiled.js';
 import { CounterTable, KIND_BANDWIDTH, KIND_COUNT_ONLY, KIND_REQUESTS, MODE_CLUSTER, NOTE_OVER_QUOTA, NOTE_THROTTLED, type SharedCounters } from './counter-table.js';
+import { warmUpCounterPaths } from './counter-warm-up.js';
 import { LEVEL_ERROR, type ThrottleLevel } from './errors.js';
 import type { KeyHash } from './hash.js';
 import type { DecisionFacts } from './messages.js';
@@ -52,6 +53,7 @@ export class LevelCounter {
   constructor(private readonly reporter: ThrottleReporter) {}
 
   useCounters(c: SharedCounters): void {
+    warmUpCounterPaths();
     this.table = new CounterTable(c);
     this.described = new Int32Array(c.slots).fill(-1);
   }

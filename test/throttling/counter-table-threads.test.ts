@@ -10,11 +10,16 @@ interface Job {
   readonly shared: SharedCounters;
   readonly keys: readonly string[];
   readonly calls: number;
-  readonly op?: 'acquire' | 'acquireUnder' | 'add' | 'release' | 'note';
+  readonly op?: 'acquire' | 'acquireUnder' | 'add' | 'release' | 'note' | 'rolling';
   readonly limit?: number;
   readonly amount?: number;
   /** A fixed window number; else the current one of hour-long windows. */
   readonly win?: number;
+  /** rolling: how many windows, the acquires in each, the threads' windows and this thread's index in them. */
+  readonly windows?: number;
+  readonly perWindow?: number;
+  readonly progress?: SharedArrayBuffer;
+  readonly me?: number;
 }
 
 interface Hammered {
@@ -93,6 +98,36 @@ t.test('window roll-over, release, eviction and a full neighbourhood', async (t)
   while (small.claimedSlots < 1024 && i < 100_000) small.slotOf(hashOf(`fill${i++}`));
   t.equal(small.slotOf(hashOf('one more')), -1, 'a full table refuses the claim');
   t.ok(small.takeFullCount() > 0, 'and counts the refusal for the main thread\'s warning');
+});
+
+t.test('a late call counts in the window its word has moved on to; a word further ahead is replaced', async (t) => {
+  const table = new CounterTable(createSharedCounters(1024));
+  const slot = table.slotOf(hashOf('late'));
+  t.ok(table.acquire(slot, 7, 3, 1));
+  t.ok(table.acquire(slot, 8, 3, 1), 'the next window');
+  t.ok(table.acquire(slot, 8, 3, 1));
+  t.ok(table.acquire(slot, 7, 3, 1), 'a call of window 7 arriving after window 8 started');
+  t.equal(table.count, 3, 'counted in window 8');
+  t.equal(table.countIn(slot, 8), 3, 'window 8 keeps its count');
+  t.notOk(table.acquire(slot, 7, 3, 1), 'and its limit holds for late calls too');
+  t.equal(table.countIn(slot, 8), 3);
+  table.release(slot, 7, 1);
+  t.equal(table.countIn(slot, 8), 3, 'a release for the ended window changes nothing');
+  t.ok(table.note(slot, 8, NOTE_THROTTLED));
+  t.notOk(table.note(slot, 7, NOTE_OVER_QUOTA), 'nor does a note for it');
+  t.same(unpack(table.word(slot, W_NOTE)), { tag: 8, value: NOTE_THROTTLED });
+
+  // Two windows ahead is not a late call: the window length changed (a policy edit), and the call's own
+  // window replaces the word.
+  t.ok(table.acquire(slot, 6, 3, 1));
+  t.equal(table.countIn(slot, 6), 1);
+  t.equal(table.countIn(slot, 8), 0);
+
+  // Window numbers wrap at 2^31: the window before 0 is 2^31 - 1.
+  const wrap = table.slotOf(hashOf('wrap'));
+  t.ok(table.acquire(wrap, 2 ** 31, 5, 2));
+  t.ok(table.acquire(wrap, 2 ** 31 - 1, 5, 1), 'a late call across the wrap');
+  t.equal(table.countIn(wrap, 2 ** 31), 3);
 });
 
 t.test('each operation of the one compare-and-swap loop', async (t) => {
@@ -204,4 +239,20 @@ t.test('two threads racing each operation: no count lost, none counted twice', a
     t.equal(firsts.filter((n) => n > 1).length, 0, 'no key\'s note reported twice');
     t.equal(firsts.filter((n) => n === 0).length, 0, 'none lost');
   });
+});
+
+t.test('two threads counting across thousands of window roll-overs admit exactly the limit of each window', async (t) => {
+  // Each thread makes more calls than the limit in every window and is never more than one window ahead of
+  // the other: the leading thread fills each window, and the trailing one's calls land in the window the word
+  // has moved on to. A count lost at a roll-over (a late call swapping its ended window back in, or a 32-bit
+  // swap landing on a word rolled under it) admits more than the limit somewhere.
+  const windows = 20_000;
+  const limit = 4;
+  const shared = createSharedCounters(1024);
+  const progress = new SharedArrayBuffer(8);
+  const job = (me: number): Job => ({ shared, keys: ['roll\u001f0'], calls: 0, op: 'rolling', windows, perWindow: 6, limit, progress, me });
+  const [[a, b]] = await races([[job(0), job(1)]]);
+  t.equal(a!.admitted[0]! + b!.admitted[0]!, windows * limit, `${windows} windows of ${limit}`);
+  const table = new CounterTable(shared);
+  t.equal(table.countIn(table.slotOf(hashOf('roll\u001f0')), windows), limit, 'the last window full');
 });

@@ -15,7 +15,32 @@ function together(j) {
   else while (Atomics.load(g, j) < 2) Atomics.wait(g, j, 1);
 }
 
-function run({ shared, keys, calls, limit, windowMs = 3_600_000, op = 'acquire', win, amount = 1 }) {
+/**
+ * op 'rolling': windows 1..`windows` one after the other, `perWindow` acquires of the first key in each,
+ * never more than one window ahead of the other thread (`progress`: each thread's window, `me`: its index),
+ * so that the two threads' counts race across every roll-over.
+ */
+function rolling({ shared, keys, windows, perWindow, limit, progress, me }) {
+  const table = new CounterTable(shared);
+  const slot = table.slotOf(hashOf(keys[0]));
+  const p = new Int32Array(progress);
+  let admitted = 0;
+  for (let w = 1; w <= windows; w++) {
+    Atomics.store(p, me, w);
+    Atomics.notify(p, me);
+    for (let o; (o = Atomics.load(p, 1 - me)) < w - 1;) Atomics.wait(p, 1 - me, o, 10);
+    for (let i = 0; i < perWindow; i++) if (table.acquire(slot, w, limit, 1)) admitted++;
+  }
+  Atomics.store(p, me, windows + 1);
+  Atomics.notify(p, me);
+  return { admitted: [admitted], claimed: [], won: new Uint8Array(0) };
+}
+
+function run(job) {
+  return job.op === 'rolling' ? rolling(job) : each(job);
+}
+
+function each({ shared, keys, calls, limit, windowMs = 3_600_000, op = 'acquire', win, amount = 1 }) {
   const table = new CounterTable(shared);
   const fps = keys.map((k) => hashOf(k));
   /** Per key: the calls the operation admitted (acquire, acquireUnder) or made (add, release). */
