@@ -27,12 +27,16 @@ interface ApiInfo {
 }
 
 /**
- * A caller's subscription and application keys on one API, with their hashes: the authorize phase keeps
- * one caller object per token and tier, so a client's calls find them here instead of building three keys
- * and hashing them on every call. Calls and WebSocket messages count under the same keys.
+ * A caller's subscription and application keys on one API, with their hashes and policies: the authorize
+ * phase keeps one caller object per token and tier, so a client's calls find them here instead of building
+ * three keys, hashing them and looking up two policies by name on every call. Calls and WebSocket messages
+ * count under the same keys. New policies start a new cache (usePolicies).
  */
 interface CallerKeys {
   readonly apiId: string;
+  /** The caller's subscription and application policies (null: unlimited), resolved once. */
+  readonly sub: CPolicy | null;
+  readonly app: CPolicy | null;
   readonly burstKey: string;
   readonly burstHash: KeyHash;
   readonly subKey: string;
@@ -146,14 +150,14 @@ export class ThrottleEvaluator {
 
     if (auth !== null) {
       // 4. Subscription: burst control, then the quota.
-      const keys = this.keysOf(auth, info.id);
-      const sub = cp.resolve('subscription', auth.tier);
+      const keys = this.keysOf(auth, info.id, cp);
+      const sub = keys.sub;
       if (sub !== null) {
         if (sub.burst !== null && !this.count(ctx, 'burst', sub.name, keys.burstKey, keys.burstHash, sub.burst)) return false;
         if (!this.count(ctx, 'subscription', sub.name, keys.subKey, keys.subHash, sub.quota!)) return false;
       }
       // 5. Application: per application and end user.
-      const app = cp.resolve('application', auth.applicationTier);
+      const app = keys.app;
       if (app !== null && !this.count(ctx, 'application', app.name, keys.appKey, keys.appHash, app.quota!)) return false;
     }
 
@@ -175,7 +179,7 @@ export class ThrottleEvaluator {
   }
 
   /** The caller's keys on this API (CallerKeys), made on its first call or message there. */
-  private keysOf(auth: AuthContext, apiId: string): CallerKeys {
+  private keysOf(auth: AuthContext, apiId: string, cp: CompiledPolicies): CallerKeys {
     let keys = this.callerKeys.get(auth);
     if (keys === undefined || keys.apiId !== apiId) {
       const subscription = `${auth.application}${SEP}${apiId}${SEP}${auth.tier}`;
@@ -183,7 +187,8 @@ export class ThrottleEvaluator {
       const subKey = `s${SEP}${subscription}`;
       const appKey = `p${SEP}${auth.application}${SEP}${auth.user}${SEP}${auth.applicationTier}`;
       keys = {
-        apiId, burstKey, burstHash: hashInto(burstKey, { hi: 0, lo: 0 }), subKey, subHash: hashInto(subKey, { hi: 0, lo: 0 }),
+        apiId, sub: cp.resolve('subscription', auth.tier), app: cp.resolve('application', auth.applicationTier),
+        burstKey, burstHash: hashInto(burstKey, { hi: 0, lo: 0 }), subKey, subHash: hashInto(subKey, { hi: 0, lo: 0 }),
         appKey, appHash: hashInto(appKey, { hi: 0, lo: 0 }),
       };
       this.callerKeys.set(auth, keys);
@@ -232,8 +237,8 @@ export class ThrottleEvaluator {
     const cp = this.policies;
     if (cp === null || !this.counter.ready) return true;
     this.counter.begin(now, apiId, auth);
-    const keys = this.keysOf(auth, apiId);
-    const sub = cp.resolve('subscription', auth.tier);
+    const keys = this.keysOf(auth, apiId, cp);
+    const sub = keys.sub;
     if (sub !== null) {
       if (sub.burst !== null) {
         const r = this.counter.acquire('burst', sub.name, keys.burstKey, keys.burstHash, sub.burst, 1);
@@ -242,7 +247,7 @@ export class ThrottleEvaluator {
       const r = this.counter.acquire('subscription', sub.name, keys.subKey, keys.subHash, sub.quota!, 1);
       if (r >= 0) return refuse(refusal, 'subscription', r);
     }
-    const app = cp.resolve('application', auth.applicationTier);
+    const app = keys.app;
     if (app !== null) {
       const r = this.counter.acquire('application', app.name, keys.appKey, keys.appHash, app.quota!, 1);
       if (r >= 0) return refuse(refusal, 'application', r);
