@@ -3,21 +3,22 @@
  * entry dropped when full, each entry valid until its own deadline (the token's expiry or the cache
  * expiry, whichever comes first). One per io thread; a hit costs one Map lookup.
  *
- * With `tailChars` > 0 the Map is keyed by the key's last `tailChars` characters and a hit also needs the
- * whole key to be equal. An access token arrives as a new string on every call, and V8 hashes a string
- * over its whole length before a Map lookup: for a 1 KB JWT that hash cost as much as the rest of the
- * authentication. The end of a signed JWT (its signature) or of a random opaque token tells tokens apart
- * as well as the whole; two keys with the same tail only share a slot (the newer replaces the older),
- * they never answer for each other.
+ * With `tailChars` > 0 the Map is keyed by a hash of the key's last `tailChars` characters (tailHash) and
+ * a hit also needs the whole key to be equal. An access token arrives as a new string on every call, and
+ * V8 hashes a string over its whole length before a Map lookup: for a 1 KB JWT that hash cost as much as
+ * the rest of the authentication. The end of a signed JWT (its signature) or of a random opaque token
+ * tells tokens apart as well as the whole. A number rather than the tail itself as the key: V8 hashes a
+ * fresh string (and compares it with the key found) in a call into its runtime, some 1 000 instructions a
+ * lookup on 2026-11-28, where a small integer's hash is inline. Two keys with the same tail hash only share
+ * a slot (the newer replaces the older); they never answer for each other.
  */
 export class TokenCache<V> {
-  private readonly map = new Map<string, { readonly key: string; readonly value: V; readonly until: number }>();
+  private readonly map = new Map<string | number, { readonly key: string; readonly value: V; readonly until: number }>();
 
   constructor(private readonly maxEntries: number, private readonly ttlMs: number, private readonly tailChars = 0) {}
 
-  private slot(key: string): string {
-    const n = this.tailChars;
-    return n > 0 && key.length > n ? key.slice(key.length - n) : key;
+  private slot(key: string): string | number {
+    return this.tailChars > 0 ? tailHash(key, this.tailChars) : key;
   }
 
   get(key: string, now: number): V | undefined {
@@ -48,4 +49,14 @@ export class TokenCache<V> {
   get size(): number {
     return this.map.size;
   }
+}
+
+/**
+ * FNV-1a over the last `n` UTF-16 code units of `key` (all of a shorter key) and its length, kept to
+ * 30 bits so that V8 holds it as a small integer.
+ */
+export function tailHash(key: string, n: number): number {
+  let h = 0x811c9dc5 ^ key.length;
+  for (let i = key.length > n ? key.length - n : 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return (h ^ (h >>> 15)) & 0x3fffffff;
 }

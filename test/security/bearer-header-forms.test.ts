@@ -2,7 +2,7 @@ import t from 'tap';
 import { startSecured, appToml, securedApiToml } from '../helpers/secured.js';
 import { echoBackend, faultOf } from '../helpers/backends.js';
 import { bearerCandidate, BEARER } from '../../engine/security/bearer-token.js';
-import { TokenCache } from '../../engine/security/token-cache.js';
+import { TokenCache, tailHash } from '../../engine/security/token-cache.js';
 
 t.test('every spelling RFC 6750 allows passes, before and after the token is cached; anything else is 900901', async (t) => {
   const be = await echoBackend(t);
@@ -64,4 +64,29 @@ t.test('the token cache keyed by a token tail never answers for another token wi
   full.set('k-000003', 3, now + 60_000, now);
   t.equal(full.get('k-000001', now), undefined, 'the oldest goes when full');
   t.equal(full.deleteWhere((v) => v === 3), 1);
+});
+
+t.test('two tokens whose tails hash alike share a cache slot and never answer for each other', async (t) => {
+  // The cache keys its Map by a 30-bit hash of the tail: find two tokens of the same length whose tails
+  // differ and hash alike (a birthday search, some 40 000 tokens on average).
+  const seen = new Map<number, string>();
+  let pair: [string, string] | null = null;
+  for (let i = 0; pair === null && i < 1_000_000; i++) {
+    const tok = `eyJhbGciOi.payload.${i.toString(36).padStart(8, '0')}`;
+    const h = tailHash(tok, 8);
+    const other = seen.get(h);
+    if (other !== undefined) pair = [other, tok];
+    else seen.set(h, tok);
+  }
+  if (pair === null) { t.fail('no two tails hashed alike'); return; }
+  const [a, b] = pair;
+  t.not(a.slice(-8), b.slice(-8), 'different tails');
+  const c = new TokenCache<string>(10, 60_000, 8);
+  const now = Date.now();
+  c.set(a, 'a', now + 60_000, now);
+  t.equal(c.get(b, now), undefined, 'the other token is a miss');
+  c.set(b, 'b', now + 60_000, now);
+  t.equal(c.get(b, now), 'b');
+  t.equal(c.get(a, now), undefined, 'the older is gone, not answered as the newer');
+  t.equal(c.size, 1);
 });
