@@ -13,13 +13,18 @@ import { benchToken, sluiceBenchFiles } from './peers/sluice.js';
  * with the machine's load, so changes too small for requests/s show (docs/performance.md).
  *
  *   CG_WARMUP  keep-alive calls before counting (default 20000: the JIT settles)
+ *   CG_OFFSET  the first checkout's port offset (default 700; the next ones +10): two runs side by side
  *   CG_CALLS   calls counted (default 5000)
  *   CG_ACCESS_LOG  "on" keeps the access log on (default off: the io thread's own cost)
  *   CG_API     "secured": the bench's secured path (JWT + subscription + throttling, bench/peers/sluice.ts,
  *              with a token of the bench application); "jwt": JWT + subscription alone; default: pass-through
  *   CG_KEEP    a directory: the callgrind output of each checkout is kept there (for callgrind_annotate),
  *              with V8's map of its compiled JavaScript (`--perf-basic-prof`) as `<name>.perf.map`: JIT
- *              addresses that callgrind_annotate prints as `???:0x...` are looked up there
+ *              addresses that callgrind_annotate prints as `???:0x...` are looked up there. It also runs
+ *              node with `--no-short-builtin-calls`, so that V8's builtins show by name (a few percent more
+ *              instructions than a run without CG_KEEP: compare kept runs with kept runs); node's standard
+ *              output is kept as `<name>.stdout.log`, marked where counting starts (a checkout whose
+ *              shebang adds --trace-deopt shows what deoptimized while counting)
  *
  * Counting covers the whole process (io thread, main thread, workers) from the moment instrumentation is
  * switched on after the warm-up. Under valgrind V8 is still compiling then: TurboFan's background jobs were
@@ -79,18 +84,23 @@ async function measure(root: string, offset: number, backendPort: number): Promi
   const shebang = fs.readFileSync(path.join(root, 'bin/sluice.js'), 'utf8').split('\n')[0]!;
   const flags = shebang.split(/\s+/).filter((f) => f.startsWith('--'));
   const keep = process.env['CG_KEEP'];
-  if (keep) flags.push('--perf-basic-prof');
+  // Without short builtin calls V8 runs its builtins from the binary, where callgrind names them
+  // (Builtins_MapPrototypeGet...); with them, from a copy in the JIT's range that neither it nor the map names.
+  if (keep) flags.push('--perf-basic-prof', '--no-short-builtin-calls');
   const out = path.join(home, 'callgrind.out');
+  // Kept: node's own output (a --trace-deopt in the checkout's shebang, say), marked where counting starts.
+  const stdoutLog = path.join(home, 'stdout.log');
   const proc = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, ...flags,
-    path.join(root, 'bin/sluice.js'), 'start', '--home', home], { stdio: ['ignore', 'ignore', 'pipe'] });
+    path.join(root, 'bin/sluice.js'), 'start', '--home', home], { stdio: ['ignore', keep ? fs.openSync(stdoutLog, 'a') : 'ignore', 'pipe'] });
   let stderr = '';
-  proc.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+  proc.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
   try {
     const port = 8280 + offset;
     await waitPort(port, 600_000);
     if (API !== 'open') await waitPort(9443 + offset, 600_000);
     const token = API === 'open' ? null : await benchToken(`https://127.0.0.1:${9443 + offset}`);
     await load(port, WARMUP, token);
+    if (keep) fs.appendFileSync(stdoutLog, '=== callgrind: counting from here ===\n');
     execFileSync('callgrind_control', ['-i', 'on', String(proc.pid)]);
     await load(port, CALLS, token);
     execFileSync('callgrind_control', ['-d', String(proc.pid)]);
@@ -107,6 +117,7 @@ async function measure(root: string, offset: number, backendPort: number): Promi
       for (const f of dumps) fs.copyFileSync(f, path.join(keep, `${path.basename(root)}-${offset}-${path.basename(f)}`));
       const map = `/tmp/perf-${proc.pid}.map`;
       if (fs.existsSync(map)) fs.renameSync(map, path.join(keep, `${path.basename(root)}-${offset}.perf.map`));
+      fs.copyFileSync(stdoutLog, path.join(keep, `${path.basename(root)}-${offset}.stdout.log`));
     }
     return total / CALLS;
   } finally {
@@ -119,7 +130,7 @@ async function measure(root: string, offset: number, backendPort: number): Promi
 const roots = process.argv.slice(2).length > 0 ? process.argv.slice(2) : [PROJECT];
 const be = await backend();
 try {
-  let offset = 700;
+  let offset = Number(process.env['CG_OFFSET'] ?? 700);
   for (const root of roots) {
     const perCall = await measure(path.resolve(root), offset, be.port);
     offset += 10;
