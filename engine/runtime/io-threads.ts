@@ -19,18 +19,27 @@ function ioThreadEntry(): { url: URL; execArgv: string[] | undefined } {
   return { url: new URL('../gateway/io-thread.ts', import.meta.url), execArgv: undefined };
 }
 
-/** Fails with a clear message when another process holds the port (uWS would share it silently). */
+/**
+ * Fails with a clear message when something listens on the port already: another Sluice's io threads
+ * would share it silently (SO_REUSEPORT, front-door.ts), and the kernel would spread the clients between
+ * the two. Asked by connecting, not by listening: a check that listened for a moment (until 2026-11-28)
+ * let a client that connected in that moment take the port for open and then have its connection reset,
+ * before the io threads listened for real (a health check, or a test waiting for the port). A refused
+ * connection means free; any other failure (no such address) is left for the listen to report.
+ */
 export async function assertPortFree(host: string, port: number): Promise<void> {
-  await new Promise<void>((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', (err: NodeJS.ErrnoException) => {
-      reject(new Error(err.code === 'EADDRINUSE'
-        ? `port ${port} on ${host} is already in use (another Sluice, or another server?)`
-        : `cannot listen on ${host}:${port}: ${err.message}`));
-    });
-    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  const target = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  const listening = await new Promise<boolean>((resolve) => {
+    const s = net.connect({ host: target, port });
+    s.setTimeout(PORT_CHECK_TIMEOUT_MS, () => { s.destroy(); resolve(false); });
+    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('error', () => { s.destroy(); resolve(false); });
   });
+  if (listening) throw new Error(`port ${port} on ${host} is already in use (another Sluice, or another server?)`);
 }
+
+/** How long the port check waits for an answer (a filtered address never answers). */
+const PORT_CHECK_TIMEOUT_MS = 2000;
 
 interface ThreadHandle {
   readonly worker: Worker;
