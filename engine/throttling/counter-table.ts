@@ -258,17 +258,8 @@ export class CounterTable {
       // Releases and notes (rare: a refused call), and a word that holds another window: the whole word.
       if (op > CAS_ADD || i32[at * 2 + HI] !== tag) return this.casWord(op, at, tag, amount, limit);
       const c = i32[lo]! >>> 0;
-      let next = c + amount;
-      switch (op) {
-        case CAS_ACQUIRE:
-          if (next > limit) { this.count = c; return false; }
-          break;
-        case CAS_ACQUIRE_UNDER:
-          if (c >= limit) { this.count = c; return false; }
-          break;
-        // CAS_ADD: no limit.
-      }
-      if (next > MAX_VALUE) next = MAX_VALUE;
+      const next = this.countAfter(op, c, amount, limit);
+      if (next < 0) return false;
       if (Atomics.compareExchange(i32, lo, c | 0, next | 0) === (c | 0)) {
         this.count = next;
         return true;
@@ -292,30 +283,32 @@ export class CounterTable {
       // A release or a note for a window that has ended changes nothing.
       if (ahead && op > CAS_ADD) return false;
       const c = same || ahead ? scratch32[LO]! >>> 0 : 0;
-      let next = c + amount;
-      switch (op) {
-        case CAS_ACQUIRE:
-          if (next > limit) { this.count = c; return false; }
-          break;
-        case CAS_ACQUIRE_UNDER:
-          if (c >= limit) { this.count = c; return false; }
-          break;
-        case CAS_RELEASE:
-          if (!same) return false;
-          next = c > amount ? c - amount : 0;
-          break;
-        case CAS_NOTE: // `amount` is the bit
-          if ((c & amount) !== 0) return false;
-          next = c | amount;
-          break;
-        // CAS_ADD: no limit.
+      let next: number;
+      if (op <= CAS_ADD) {
+        next = this.countAfter(op, c, amount, limit);
+        if (next < 0) return false;
+      } else if (op === CAS_RELEASE) {
+        if (!same) return false;
+        next = c > amount ? c - amount : 0;
+      } else { // CAS_NOTE: `amount` is the bit
+        if ((c & amount) !== 0) return false;
+        next = c | amount;
       }
-      if (next > MAX_VALUE) next = MAX_VALUE;
       if (Atomics.compareExchange(w, at, cur, pack(ahead ? held : tag, next)) === cur) {
         if (op <= CAS_ADD) this.count = next;
         return true;
       }
     }
+  }
+
+  /**
+   * A counting op's value after `c` (kept within MAX_VALUE), or -1 when it declines (over the limit; the
+   * count as it is is left in `this.count`). CAS_ADD has no limit.
+   */
+  private countAfter(op: number, c: number, amount: number, limit: number): number {
+    if (op === CAS_ACQUIRE ? c + amount > limit : op === CAS_ACQUIRE_UNDER && c >= limit) { this.count = c; return -1; }
+    const next = c + amount;
+    return next > MAX_VALUE ? MAX_VALUE : next;
   }
 
   /** The value of a tagged word in a window, or `otherwise` when the word holds another window. */
