@@ -50,8 +50,7 @@ import { fpWord, type KeyHash } from './hash.js';
  *   (hash.ts keeps 0 and -1 out of keys' halves) and read again atomically, and a claim is itself a
  *   compare-and-swap.
  * - MODE is read plainly: a call counted under the mode of a moment ago is counted as it would have been.
- * Tagged words read outside a count (ALLOW, GLOBAL, with Redis) are read with Atomics, the window half
- * again after the value: a word rewritten in between is read again.
+ * Tagged words read outside a count (ALLOW, GLOBAL, with Redis) are read as one 64-bit word with Atomics.
  */
 export const SLOT_WORDS = 8;
 export const W_FP = 0;
@@ -313,15 +312,8 @@ export class CounterTable {
 
   /** The value of a tagged word in a window, or `otherwise` when the word holds another window. */
   private tagged(slot: number, which: number, winNo: number, otherwise: number): number {
-    const i32 = this.i32;
-    const at = (slot * SLOT_WORDS + which) * 2;
-    const tag = winNo % WIN_MOD;
-    for (;;) {
-      if (Atomics.load(i32, at + HI) !== tag) return otherwise;
-      const value = Atomics.load(i32, at + LO) >>> 0;
-      // The window half again: the value read is that window's unless the word was rewritten in between.
-      if (Atomics.load(i32, at + HI) === tag) return value;
-    }
+    scratch64[0] = Atomics.load(this.words, slot * SLOT_WORDS + which);
+    return scratch32[HI] === winNo % WIN_MOD ? scratch32[LO]! >>> 0 : otherwise;
   }
 
   /** The count of the window (0 when the slot holds another window). */
