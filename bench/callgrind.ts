@@ -90,8 +90,11 @@ async function measure(root: string, offset: number, backendPort: number): Promi
   const out = path.join(home, 'callgrind.out');
   // Kept: node's own output (a --trace-deopt in the checkout's shebang, say), marked where counting starts.
   const stdoutLog = path.join(home, 'stdout.log');
+  const stdoutFd = keep ? fs.openSync(stdoutLog, 'a') : null;
   const proc = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, ...flags,
-    path.join(root, 'bin/sluice.js'), 'start', '--home', home], { stdio: ['ignore', keep ? fs.openSync(stdoutLog, 'a') : 'ignore', 'pipe'] });
+    path.join(root, 'bin/sluice.js'), 'start', '--home', home], { stdio: ['ignore', stdoutFd ?? 'ignore', 'pipe'] });
+  // The child has its own copy of the descriptor.
+  if (stdoutFd !== null) fs.closeSync(stdoutFd);
   let stderr = '';
   proc.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
   try {
