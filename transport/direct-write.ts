@@ -1,5 +1,6 @@
 import type net from 'node:net';
 import { getSystemErrorName } from 'node:util';
+import { endTurnSoon, setTurnWriterFlush } from './event-turn.js';
 
 /**
  * A connection's writer: the bytes given during one turn of the event loop leave at its end, in one write
@@ -113,12 +114,10 @@ export interface SocketOut {
  */
 export const TURN_FLUSH_BYTES = 16 * 1024;
 
-/** Writers holding bytes of the current turn, flushed at its end (one setImmediate per turn, per thread). */
+/** Writers holding bytes of the current turn, flushed at its end (event-turn.ts: one setImmediate per turn, per thread). */
 const due: TurnWriter[] = [];
-let endOfTurnScheduled = false;
 
 function endOfTurn(): void {
-  endOfTurnScheduled = false;
   // A flush may make another writer gather (an error handler answering): it joins this list and this loop.
   for (let i = 0; i < due.length; i++) {
     const w = due[i]!;
@@ -128,6 +127,7 @@ function endOfTurn(): void {
   }
   due.length = 0;
 }
+setTurnWriterFlush(endOfTurn);
 
 /**
  * Gathers the bytes a connection is given during one turn of the event loop and writes them at the turn's
@@ -174,7 +174,7 @@ abstract class TurnWriter implements SocketOut {
     if (!this.due) {
       this.due = true;
       due.push(this);
-      if (!endOfTurnScheduled) { endOfTurnScheduled = true; setImmediate(endOfTurn); }
+      endTurnSoon();
     }
     if (this.bytes >= TURN_FLUSH_BYTES) this.flush();
     return !this.needsDrain;

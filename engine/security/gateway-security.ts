@@ -17,6 +17,7 @@ import { BEARER, bearerCandidate } from './bearer-token.js';
 import { ExternalTokens, type ExternalIssuerState, type VerifiedJwtHandler } from './external-tokens.js';
 import type { SignResult, SignTask, VerifyResult, VerifyTask } from './jwt-worker.js';
 import type { BackendJwtView, CorsView, MutualSslView } from '../../conf/views/security.js';
+import { turnNow } from '../../transport/event-turn.js';
 
 /**
  * How much of a token's end keys the token cache (token-cache.ts says why not all of it). Eight characters
@@ -162,7 +163,7 @@ export class GatewaySecurity {
       ctx.raise(ApiHandlerError.MISSING_CREDENTIALS, { headers: [['WWW-Authenticate', this.wwwAuthenticate(null, '')]] });
       return PhaseResult.STOP;
     }
-    const now = Date.now();
+    const now = turnNow();
     const candidate = bearerCandidate(value);
     if (candidate !== null) {
       const hit = this.cache.get(candidate, now);

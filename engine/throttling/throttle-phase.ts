@@ -9,6 +9,7 @@ import type { PolicySnapshot } from './policy-set.js';
 import { ThrottleEvaluator } from './throttle-evaluator.js';
 import { ThrottleReporter } from './throttle-reporter.js';
 import { fieldName } from '../../transport/field-values.js';
+import { turnNow } from '../../transport/event-turn.js';
 
 /** The rate-limit fields (with `[apim.throttling] rate_limit_headers`): names checked once, values numbers. */
 const RATE_LIMIT_LIMIT = fieldName('X-RateLimit-Limit');
@@ -69,7 +70,7 @@ export class ThrottlePhase implements GatewayPhase {
     const api = ctx.api;
     const resource = ctx.resource;
     if (!ev.ready || api === null || resource === null) return PhaseResult.CONTINUE;
-    const now = Date.now();
+    const now = turnNow();
     if (!ev.evaluate(ctx, api.def, resource.def, now)) {
       this.throttleOut(ctx, now);
       return PhaseResult.STOP;

@@ -7,6 +7,7 @@ import { RequestHead } from './request-head.js';
 import { DoorRefusal, Refusal, refusalOfParseError } from './refusals.js';
 import { ClientExchange, type ExchangeConnection } from './client-exchange.js';
 import { socketOut, type SocketOut } from '../direct-write.js';
+import { turnNow } from '../event-turn.js';
 
 const METHODS = (createRequire(import.meta.url)('_http_common') as { methods: string[] }).methods;
 
@@ -118,7 +119,7 @@ export class ClientConnection implements ExchangeConnection {
       return true;
     }
     if (this.closed) return false;
-    this.lastReadAt = Date.now();
+    this.lastReadAt = turnNow();
     if (this.reading === Reading.STOPPED) return true; // lingering, or after a refusal: dropped
     const chunk = n === buf.length ? buf : buf.subarray(0, n);
     const r = this.parser.execute(chunk);
@@ -147,7 +148,7 @@ export class ClientConnection implements ExchangeConnection {
     this.parser[kOnMessageBegin] = undefined;
     this.begun = true;
     this.reading = Reading.HEAD;
-    this.headStartedAt = Date.now();
+    this.headStartedAt = turnNow();
     return 0;
   };
 
@@ -291,7 +292,7 @@ export class ClientConnection implements ExchangeConnection {
     }
     if (this.pausedForQueue && q.length <= this.cfg.maxPipelined) { this.pausedForQueue = false; this.resumeIfFree(); }
     if (q.length > 0) { this.activate(q[0]!); return; }
-    this.idleSince = Date.now();
+    this.idleSince = turnNow();
     if (this.clientEnded && this.inHead()) this.refuseTruncatedHead();
   }
 

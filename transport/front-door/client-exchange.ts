@@ -2,6 +2,7 @@ import type net from 'node:net';
 import type { SocketOut } from '../direct-write.js';
 import type { RequestHead } from './request-head.js';
 import type { DoorRefusal } from './refusals.js';
+import { turnNow } from '../event-turn.js';
 
 /**
  * What an exchange, and whoever answers it, needs of its client connection (ClientConnection, which creates
@@ -56,7 +57,7 @@ const LAST_CHUNK = '0\r\n\r\n';
 let dateSecond = 0;
 let dateLine = '';
 function currentDateLine(): string {
-  const now = Date.now();
+  const now = turnNow();
   const s = (now / 1000) | 0;
   if (s !== dateSecond) {
     dateSecond = s;
