@@ -72,7 +72,9 @@ function writeError(status: number): NodeJS.ErrnoException {
 /**
  * A socket with a timeout (`setTimeout`: the sender's backend sockets) restarts it on every write, as a
  * stream write does: a request written to a connection that sat idle gets the whole timeout for its answer.
- * A socket without one (the front door's, timed by its sweeper) pays a property check.
+ * A writer of a socket that never has one (the front door's, timed by its sweeper) skips the call: Node's
+ * `_unrefTimer` walks the socket's parents with a megamorphic symbol load each, about 300 instructions a
+ * write by callgrind, to find no timer.
  */
 function refreshTimeout(s: net.Socket): void {
   (s as net.Socket & { _unrefTimer(): void })._unrefTimer();
@@ -86,7 +88,7 @@ function onDirectWriteComplete(this: WriteReq, status: number): void {
   const s = w.socket;
   if (s.destroyed) return;
   if (status < 0) { s.destroy(writeError(status)); return; }
-  refreshTimeout(s);
+  if (w.timed) refreshTimeout(s);
   if (w.pending === 0 && !s.writableNeedDrain) w.onDrained();
 }
 
@@ -236,7 +238,8 @@ export class DirectWriter extends TurnWriter {
   /** Direct writes libuv still holds (it could not send them at once). */
   pending = 0;
 
-  constructor(socket: net.Socket, readonly onDrained: () => void) {
+  /** `timed`: the socket may have a timeout (`setTimeout`), which every write restarts. */
+  constructor(socket: net.Socket, readonly onDrained: () => void, readonly timed: boolean) {
     super(socket);
   }
 
@@ -277,7 +280,7 @@ export class DirectWriter extends TurnWriter {
       this.socket.destroy(writeError(err));
       return;
     }
-    refreshTimeout(this.socket);
+    if (this.timed) refreshTimeout(this.socket);
     if (streamBaseState[LAST_WRITE_WAS_ASYNC] === 0) { spareReq = req; return; }
     req.owner = this;
     req.buffer = data;
@@ -292,9 +295,10 @@ export class DirectWriter extends TurnWriter {
 
 /**
  * The writer of a connection: direct for plain TCP where Node offers its stream binding, through the stream
- * otherwise (TLS, or a Node.js without the binding). Both gather a turn's bytes.
+ * otherwise (TLS, or a Node.js without the binding). Both gather a turn's bytes. `timed`: the socket may be
+ * given a timeout (`setTimeout`) that its writes must restart; false for a socket timed by other means.
  */
-export function socketOut(socket: net.Socket, plain: boolean, onDrained: () => void): SocketOut {
+export function socketOut(socket: net.Socket, plain: boolean, onDrained: () => void, timed = true): SocketOut {
   return plain && binding !== null && typeof (socket as net.Socket & { _unrefTimer?: unknown })._unrefTimer === 'function'
-    ? new DirectWriter(socket, onDrained) : new StreamOut(socket);
+    ? new DirectWriter(socket, onDrained, timed) : new StreamOut(socket);
 }

@@ -108,7 +108,8 @@ export class ClientConnection implements ExchangeConnection {
     socket.on('close', this.onSocketClose);
     socket.on('end', this.onSocketEnd);
     socket.on('drain', this.onSocketDrain);
-    this.out = socketOut(socket, !secure, this.onSocketDrain);
+    // Timed by the front door's sweeper (checkTimeouts), never by a socket timeout.
+    this.out = socketOut(socket, !secure, this.onSocketDrain, false);
   }
 
   /** The socket's `onread` callback (plain connections) or its `data` listener (TLS). */
