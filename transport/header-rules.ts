@@ -46,6 +46,27 @@ const RESPONSE_DROP = new Set([
 export const SLUICE_USER_AGENT = 'Synapse-PT-HttpComponents-NIO';
 export const SLUICE_SERVER = 'Sluice-PassThrough-HTTP';
 
+// Lines of the heads that repeat from call to call, kept whole: a head is a rope of its pieces, and each
+// piece costs a concatenation when it is built and a step when the write flattens it (docs/performance.md).
+const USER_AGENT_LINE = `user-agent: ${SLUICE_USER_AGENT}\r\n`;
+const SERVER_LINE = `server: ${SLUICE_SERVER}\r\n`;
+const FORWARDED_HTTP_LINE = 'x-forwarded-proto: http\r\n';
+const FORWARDED_HTTPS_LINE = 'x-forwarded-proto: https\r\n';
+let lastHost = '';
+let lastHostLine = '';
+/** ` HTTP/1.1` ending the request line, and the Host line, for the previous call's backend host. */
+function versionAndHostLine(host: string): string {
+  if (host !== lastHost || lastHostLine === '') { lastHost = host; lastHostLine = ` HTTP/1.1\r\nhost: ${host}\r\n`; }
+  return lastHostLine;
+}
+let lastClient = '';
+let lastClientLine = '';
+/** The X-Forwarded-For line of a request that came without one, for the previous call's client. */
+function forwardedForLine(clientIp: string): string {
+  if (clientIp !== lastClient || lastClientLine === '') { lastClient = clientIp; lastClientLine = `x-forwarded-for: ${clientIp}\r\n`; }
+  return lastClientLine;
+}
+
 /**
  * Header rules of the pass-through engine, both ways: hop-by-hop fields removed, X-Forwarded-* added, Host
  * rewritten for the backend, [passthru_http] http.user.agent.preserve / http.server.preserve applied.
@@ -128,7 +149,7 @@ function connectionListed(headers: readonly string[]): string[] | null {
 /** The request line and headers for the backend, as one latin1 string ending in the blank line. */
 export function buildBackendHead(src: HeaderSource, target: HeaderTarget, rules: HeaderRules, mode: BodyMode, length: number): string {
   const resource = src.resourcePath === '/' && target.basePath !== '' ? '' : src.resourcePath;
-  let head = `${src.method} ${target.absolutePrefix}${target.basePath}${resource === '' && target.basePath === '' ? '/' : resource}${src.query ? '?' + src.query : ''} HTTP/1.1\r\nhost: ${target.hostHeader}\r\n`;
+  let head = `${src.method} ${target.absolutePrefix}${target.basePath}${resource === '' && target.basePath === '' ? '/' : resource}${src.query ? '?' + src.query : ''}${versionAndHostLine(target.hostHeader)}`;
   const h = src.reqHeaders;
   const listed = connectionListed(h);
   const removed = src.removedBackendHeaders;
@@ -149,10 +170,10 @@ export function buildBackendHead(src: HeaderSource, target: HeaderTarget, rules:
   }
   const extra = src.extraBackendHeaders;
   for (let i = 0; i < extra.length; i += 2) head += `${extra[i]}: ${extra[i + 1]}\r\n`;
-  head += `x-forwarded-for: ${xff === undefined ? src.clientIp : `${xff}, ${src.clientIp}`}\r\n`;
-  head += `x-forwarded-proto: ${xfProto ?? (src.secure ? 'https' : 'http')}\r\n`;
+  head += xff === undefined ? forwardedForLine(src.clientIp) : `x-forwarded-for: ${xff}, ${src.clientIp}\r\n`;
+  head += xfProto !== undefined ? `x-forwarded-proto: ${xfProto}\r\n` : src.secure ? FORWARDED_HTTPS_LINE : FORWARDED_HTTP_LINE;
   if (originalHost !== '' || xfHost !== undefined) head += `x-forwarded-host: ${xfHost ?? originalHost}\r\n`;
-  if (!rules.settings.userAgentPreserve) head += `user-agent: ${SLUICE_USER_AGENT}\r\n`;
+  if (!rules.settings.userAgentPreserve) head += USER_AGENT_LINE;
   if (mode === BodyMode.CONTENT_LENGTH) head += `content-length: ${length}\r\n`;
   else if (mode === BodyMode.CHUNKED) head += 'transfer-encoding: chunked\r\n';
   if (rules.settings.disableKeepAlive) head += 'connection: close\r\n';
@@ -175,7 +196,7 @@ export function responseHeaderLines(headers: readonly string[], rules: HeaderRul
     block += `${name}: ${headers[i + 1]}\r\n`;
   }
   for (let i = 0; i < extra.length; i += 2) block += `${extra[i]}: ${extra[i + 1]}\r\n`;
-  if (!rules.settings.serverPreserve) block += `server: ${SLUICE_SERVER}\r\n`;
+  if (!rules.settings.serverPreserve) block += SERVER_LINE;
   return block;
 }
 
