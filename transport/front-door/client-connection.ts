@@ -8,6 +8,7 @@ import { DoorRefusal, Refusal, refusalOfParseError } from './refusals.js';
 import { ClientExchange, type ExchangeConnection } from './client-exchange.js';
 import { socketOut, type SocketOut } from '../direct-write.js';
 import { turnNow } from '../event-turn.js';
+import { viewsOf, type ReadViews } from '../read-views.js';
 
 const METHODS = (createRequire(import.meta.url)('_http_common') as { methods: string[] }).methods;
 
@@ -72,12 +73,13 @@ export class ClientConnection implements ExchangeConnection {
   private lingering = false;
   private lingerSince = 0;
   private pausedBy: ClientExchange | null = null;
+  private views: ReadViews | null = null; // of the buffer the socket's reads arrive in (read-views.ts)
   private pausedForQueue = false;
   queuedBytes = 0;
   // ---- timeouts (checked by the front door's sweeper) ----
   private headStartedAt: number;
   private lastReadAt: number;
-  private idleSince: number;
+  private idleSince = 0;
   private drainWaitSince = 0;
   /** Set by the front door: the connection left the set of open connections. */
   onClosed: ((c: ClientConnection) => void) | null = null;
@@ -100,10 +102,7 @@ export class ClientConnection implements ExchangeConnection {
     p[kOnHeaders] = this.onHeaders;
     p[kOnHeadersComplete] = this.onHeadersComplete;
     p[kOnBody] = this.onBody;
-    const now = Date.now();
-    this.headStartedAt = now;
-    this.lastReadAt = now;
-    this.idleSince = 0;
+    this.headStartedAt = this.lastReadAt = Date.now();
     socket.on('error', this.onSocketError);
     socket.on('close', this.onSocketClose);
     socket.on('end', this.onSocketEnd);
@@ -122,7 +121,7 @@ export class ClientConnection implements ExchangeConnection {
     if (this.closed) return false;
     this.lastReadAt = turnNow();
     if (this.reading === Reading.STOPPED) return true; // lingering, or after a refusal: dropped
-    const chunk = n === buf.length ? buf : buf.subarray(0, n);
+    const chunk = n === buf.length ? buf : (this.views?.buffer === buf ? this.views : (this.views = viewsOf(buf))).of(0, n);
     const r = this.parser.execute(chunk);
     if (r instanceof Error) { this.onParseError(r); return true; }
     const up = this.upgradeAt;
@@ -392,8 +391,7 @@ export class ClientConnection implements ExchangeConnection {
     this.clientEnded = true;
     if (this.lingering) { this.destroy(); return; }
     if (this.queue.length === 0) {
-      if (this.inHead()) this.refuseTruncatedHead();
-      else this.destroy();
+      if (this.inHead()) this.refuseTruncatedHead(); else this.destroy();
       return;
     }
     const x = this.parsing;

@@ -11,6 +11,7 @@ import type { Exchange, ExchangeWire } from './exchange.js';
 import type { HostPoolOptions } from './pool-options.js';
 import { socketOut } from '../direct-write.js';
 import { RequestWriter } from './request-writer.js';
+import { viewsOf, type ReadViews } from '../read-views.js';
 
 const CRLF = '\r\n';
 
@@ -67,6 +68,10 @@ export class BackendConnection implements ExchangeWire {
    * counting bytes against a length llhttp validated needs no parsing.
    */
   private bodyLeft = -1;
+  /** Views of the read buffer this connection's reads arrive in (read-views.ts). */
+  private views: ReadViews | null = null;
+  /** `execute` is reading a view of `views.buffer` from its start (onRead). */
+  private viewsOfRead = false;
 
   constructor(readonly pool: ConnectionPool, readBuffer: Buffer) {
     const o = pool.options;
@@ -179,7 +184,13 @@ export class BackendConnection implements ExchangeWire {
       this.destroy();
       return false;
     }
-    const r = this.execute(buf.subarray(0, n));
+    // Reads into the shared buffer are cut through its views (read-views.ts); TLS over a tunnel hands over
+    // buffers of its own, whole.
+    const shared = n !== buf.length;
+    if (shared && this.views?.buffer !== buf) this.views = viewsOf(buf);
+    this.viewsOfRead = shared;
+    let r: number | Error;
+    try { r = this.execute(shared ? this.views!.of(0, n) : buf); } finally { this.viewsOfRead = false; }
     if (typeof r !== 'number') {
       const code = (r as Error & { code?: string }).code ?? 'HPE_ERROR';
       this.fail(TransportErrorCode.NHTTP_PROTOCOL_VIOLATION, `invalid response from the backend: ${code}`);
@@ -198,12 +209,17 @@ export class BackendConnection implements ExchangeWire {
       at = this.readBody(data, 0);
       if (at === data.length || this.exchange === null) return at;
     }
-    const r = this.parser.execute(at === 0 ? data : data.subarray(at));
+    const r = this.parser.execute(at === 0 ? data : this.slice(data, at, data.length));
     // r: the bytes up to the end of the head when the parser stopped there (STOP_AT_HEAD). Node resumes it
     // after such a stop, so it reads the next response from its start (test/transport/response-framing).
     if (typeof r !== 'number' || this.bodyLeft < 0) return r;
     at += r;
     return at < data.length && this.exchange !== null ? this.readBody(data, at) : at;
+  }
+
+  /** `data[start, end)`: from the shared buffer's views while `data` is its read from the start. */
+  private slice(data: Buffer, start: number, end: number): Buffer {
+    return this.viewsOfRead ? this.views!.of(start, end) : data.subarray(start, end);
   }
 
   /** Body bytes from `at` (a view of the read buffer, valid during the call: SenderHandler.onData). */
@@ -216,7 +232,7 @@ export class BackendConnection implements ExchangeWire {
     // Bytes past the end of the response, with no request outstanding: the backend is not speaking HTTP
     // correctly, so the connection is not reused.
     if (this.bodyLeft === 0 && avail > n) this.keepAlive = false;
-    ex.onResponseData(n === data.length ? data : data.subarray(at, at + n));
+    ex.onResponseData(n === data.length ? data : this.slice(data, at, at + n));
     if (this.bodyLeft === 0) {
       this.bodyLeft = -1;
       this.parser[kOnMessageComplete] = this.onParserMessageComplete;
