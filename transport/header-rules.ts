@@ -1,5 +1,6 @@
 import { BodyMode } from './sender/sender-handler.js';
 import { hostMatches } from './sender/proxy-rules.js';
+import { KeptLine } from './kept-line.js';
 
 /** The parts of a call the header rules read; MessageContext provides them. */
 export interface HeaderSource {
@@ -52,20 +53,11 @@ const USER_AGENT_LINE = `user-agent: ${SLUICE_USER_AGENT}\r\n`;
 const SERVER_LINE = `server: ${SLUICE_SERVER}\r\n`;
 const FORWARDED_HTTP_LINE = 'x-forwarded-proto: http\r\n';
 const FORWARDED_HTTPS_LINE = 'x-forwarded-proto: https\r\n';
-let lastHost = '';
-let lastHostLine = '';
-/** ` HTTP/1.1` ending the request line, and the Host line, for the previous call's backend host. */
-function versionAndHostLine(host: string): string {
-  if (host !== lastHost || lastHostLine === '') { lastHost = host; lastHostLine = ` HTTP/1.1\r\nhost: ${host}\r\n`; }
-  return lastHostLine;
-}
-let lastClient = '';
-let lastClientLine = '';
-/** The X-Forwarded-For line of a request that came without one, for the previous call's client. */
-function forwardedForLine(clientIp: string): string {
-  if (clientIp !== lastClient || lastClientLine === '') { lastClient = clientIp; lastClientLine = `x-forwarded-for: ${clientIp}\r\n`; }
-  return lastClientLine;
-}
+/** ` HTTP/1.1` ending the request line with the Host line, X-Forwarded-For of a request that came without
+ * one, and the body's Content-Length, for the previous call's host, client and length (kept-line.ts). */
+const versionAndHostLine = new KeptLine<string>(' HTTP/1.1\r\nhost: ');
+const forwardedForLine = new KeptLine<string>('x-forwarded-for: ');
+const requestLengthLine = new KeptLine<number>('content-length: ');
 
 /**
  * Header rules of the pass-through engine, both ways: hop-by-hop fields removed, X-Forwarded-* added, Host
@@ -149,7 +141,7 @@ function connectionListed(headers: readonly string[]): string[] | null {
 /** The request line and headers for the backend, as one latin1 string ending in the blank line. */
 export function buildBackendHead(src: HeaderSource, target: HeaderTarget, rules: HeaderRules, mode: BodyMode, length: number): string {
   const resource = src.resourcePath === '/' && target.basePath !== '' ? '' : src.resourcePath;
-  let head = `${src.method} ${target.absolutePrefix}${target.basePath}${resource === '' && target.basePath === '' ? '/' : resource}${src.query ? '?' + src.query : ''}${versionAndHostLine(target.hostHeader)}`;
+  let head = `${src.method} ${target.absolutePrefix}${target.basePath}${resource === '' && target.basePath === '' ? '/' : resource}${src.query ? '?' + src.query : ''}${versionAndHostLine.of(target.hostHeader)}`;
   const h = src.reqHeaders;
   const listed = connectionListed(h);
   const removed = src.removedBackendHeaders;
@@ -170,11 +162,11 @@ export function buildBackendHead(src: HeaderSource, target: HeaderTarget, rules:
   }
   const extra = src.extraBackendHeaders;
   for (let i = 0; i < extra.length; i += 2) head += `${extra[i]}: ${extra[i + 1]}\r\n`;
-  head += xff === undefined ? forwardedForLine(src.clientIp) : `x-forwarded-for: ${xff}, ${src.clientIp}\r\n`;
+  head += xff === undefined ? forwardedForLine.of(src.clientIp) : `x-forwarded-for: ${xff}, ${src.clientIp}\r\n`;
   head += xfProto !== undefined ? `x-forwarded-proto: ${xfProto}\r\n` : src.secure ? FORWARDED_HTTPS_LINE : FORWARDED_HTTP_LINE;
   if (originalHost !== '' || xfHost !== undefined) head += `x-forwarded-host: ${xfHost ?? originalHost}\r\n`;
   if (!rules.settings.userAgentPreserve) head += USER_AGENT_LINE;
-  if (mode === BodyMode.CONTENT_LENGTH) head += `content-length: ${length}\r\n`;
+  if (mode === BodyMode.CONTENT_LENGTH) head += requestLengthLine.of(length);
   else if (mode === BodyMode.CHUNKED) head += 'transfer-encoding: chunked\r\n';
   if (rules.settings.disableKeepAlive) head += 'connection: close\r\n';
   return head + target.proxyAuthorizationLine + '\r\n';
