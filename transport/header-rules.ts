@@ -1,5 +1,6 @@
 import { BodyMode } from './sender/sender-handler.js';
 import { hostMatches } from './sender/proxy-rules.js';
+import { KeptFields } from './kept-fields.js';
 import { KeptLine } from './kept-line.js';
 
 /** The parts of a call the header rules read; MessageContext provides them. */
@@ -58,6 +59,7 @@ const FORWARDED_HTTPS_LINE = 'x-forwarded-proto: https\r\n';
 const versionAndHostLine = new KeptLine<string>(' HTTP/1.1\r\nhost: ');
 const forwardedForLine = new KeptLine<string>('x-forwarded-for: ');
 const requestLengthLine = new KeptLine<number>('content-length: ');
+const keptResponseFields = new KeptFields();
 
 /**
  * Header rules of the pass-through engine, both ways: hop-by-hop fields removed, X-Forwarded-* added, Host
@@ -179,6 +181,14 @@ export function buildBackendHead(src: HeaderSource, target: HeaderTarget, rules:
  * values are latin1 (one character per byte), written back as the same bytes.
  */
 export function responseHeaderLines(headers: readonly string[], rules: HeaderRules, extra: readonly string[]): string {
+  let block = keptResponseFields.find(headers, rules) ?? keptResponseFields.keep(headers, rules, backendResponseLines(headers, rules));
+  for (let i = 0; i < extra.length; i += 2) block += `${extra[i]}: ${extra[i + 1]}\r\n`;
+  if (!rules.settings.serverPreserve) block += SERVER_LINE;
+  return block;
+}
+
+/** The lines of the backend's own fields that go on to the client. */
+function backendResponseLines(headers: readonly string[], rules: HeaderRules): string {
   let block = '';
   const listed = connectionListedAnyCase(headers);
   for (let i = 0; i < headers.length; i += 2) {
@@ -187,8 +197,6 @@ export function responseHeaderLines(headers: readonly string[], rules: HeaderRul
     if (listed !== null && listed.includes(name.toLowerCase())) continue;
     block += `${name}: ${headers[i + 1]}\r\n`;
   }
-  for (let i = 0; i < extra.length; i += 2) block += `${extra[i]}: ${extra[i + 1]}\r\n`;
-  if (!rules.settings.serverPreserve) block += SERVER_LINE;
   return block;
 }
 
