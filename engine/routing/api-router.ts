@@ -77,8 +77,16 @@ function compileApi(def: ApiDefinition): ApiRuntime {
  * handful of Map probes (one per leading path segment, up to the deepest context); a resource lookup walks
  * a trie: literal segments before `{param}` before `/*`, the most specific template winning.
  */
+/** Prefix lengths kept in a table; a longer segment run is looked up whatever its length. */
+const PREFIX_LENGTHS = 256;
+
 export class ApiRouter {
   private readonly byPrefix = new Map<string, ApiRuntime>();
+  /**
+   * The lengths of the deployed prefixes: a path's leading segments of other lengths are no API's, and are
+   * neither cut nor hashed (a lookup costs a new string and its hash: about 260 instructions each).
+   */
+  private readonly prefixLengths = new Uint8Array(PREFIX_LENGTHS);
   private readonly maxDepth: number;
   readonly apis: readonly ApiRuntime[];
 
@@ -89,6 +97,7 @@ export class ApiRouter {
       const api = compileApi(def);
       if (this.byPrefix.has(api.prefix)) continue;
       this.byPrefix.set(api.prefix, api);
+      if (api.prefix.length < PREFIX_LENGTHS) this.prefixLengths[api.prefix.length] = 1;
       apis.push(api);
       depth = Math.max(depth, segmentsOf(api.prefix).length);
     }
@@ -103,9 +112,11 @@ export class ApiRouter {
     let end = 0;
     for (let depth = 0; depth < this.maxDepth; depth++) {
       end = path.indexOf('/', end + 1);
-      const prefix = end < 0 ? path : path.slice(0, end);
-      const hit = this.byPrefix.get(prefix);
-      if (hit !== undefined) { best = hit; bestEnd = prefix.length; }
+      const length = end < 0 ? path.length : end;
+      if (length >= PREFIX_LENGTHS || this.prefixLengths[length] === 1) {
+        const hit = this.byPrefix.get(end < 0 ? path : path.slice(0, end));
+        if (hit !== undefined) { best = hit; bestEnd = length; }
+      }
       if (end < 0) break;
     }
     if (best === null) return null;

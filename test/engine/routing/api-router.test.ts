@@ -67,3 +67,24 @@ t.test('empty segments (// and a trailing /) are ignored as the templates ignore
   t.same(find('/pizzashack/1.0.0//menu//5').params, ['5']);
   t.equal(find('/open/2.0/').template, '/*');
 });
+
+t.test('only leading segments as long as a deployed prefix are looked up, and they must still match', async (t) => {
+  const outer = api('/a', 'v1', [resource('GET', '/*')]);
+  const inner = api('/a/v1/b', 'v2', [resource('GET', '/*')]);
+  const r = new ApiRouter([outer, inner]);
+  t.equal(r.findApi('/a/v1/b/v2/x')?.api.def.context, '/a/v1/b', 'the longer of two nested prefixes');
+  t.equal(r.findApi('/a/v1/b/v2')?.resourcePath, '/', 'the whole path is the longer prefix');
+  t.equal(r.findApi('/a/v1/c/v2/x')?.api.def.context, '/a', 'a path of the longer length that is not it falls back to the shorter');
+  t.equal(r.findApi('/a/v1/c/v2/x')?.resourcePath, '/c/v2/x');
+  t.equal(r.findApi('/b/v1/x'), null, 'a segment as long as a prefix, not it');
+  t.equal(r.findApi('/a/v2'), null);
+  t.equal(r.findApi('/a/v1x/y'), null, 'a longer segment that starts with the prefix');
+});
+
+t.test('a prefix longer than the length table is still found', async (t) => {
+  const long = api(`/${'l'.repeat(300)}`, 'v1', [resource('GET', '/*')]);
+  const r = new ApiRouter([long, open]);
+  t.equal(r.findApi(`/${'l'.repeat(300)}/v1/x`)?.resourcePath, '/x');
+  t.equal(r.findApi(`/${'m'.repeat(300)}/v1/x`), null);
+  t.equal(r.findApi('/open/2.0/y')?.resourcePath, '/y');
+});
