@@ -60,6 +60,8 @@ const versionAndHostLine = new KeptLine<string>(' HTTP/1.1\r\nhost: ');
 const forwardedForLine = new KeptLine<string>('x-forwarded-for: ');
 const requestLengthLine = new KeptLine<number>('content-length: ');
 const keptResponseFields = new KeptFields();
+/** The kept fields' lines with the Server line after them (the same string while they repeat). */
+const withServerLine = new KeptLine<string>('', SERVER_LINE);
 
 /**
  * Header rules of the pass-through engine, both ways: hop-by-hop fields removed, X-Forwarded-* added, Host
@@ -182,6 +184,7 @@ export function buildBackendHead(src: HeaderSource, target: HeaderTarget, rules:
  */
 export function responseHeaderLines(headers: readonly string[], rules: HeaderRules, extra: readonly string[]): string {
   let block = keptResponseFields.find(headers, rules) ?? keptResponseFields.keep(headers, rules, backendResponseLines(headers, rules));
+  if (extra.length === 0) return rules.settings.serverPreserve ? block : withServerLine.of(block);
   for (let i = 0; i < extra.length; i += 2) block += `${extra[i]}: ${extra[i + 1]}\r\n`;
   if (!rules.settings.serverPreserve) block += SERVER_LINE;
   return block;

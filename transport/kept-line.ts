@@ -19,3 +19,26 @@ export class KeptLine<V extends string | number> {
     return this.text;
   }
 }
+
+/**
+ * Text joined from five pieces, kept for the pieces it was last joined from. The pieces are themselves
+ * kept lines (the same string object while their value repeats), so the usual check is five pointer
+ * compares, and the joined text handed out again is flat: the first write flattened it in place, where a
+ * new join is a rope the next write flattens into a new string before it copies it.
+ */
+export class KeptJoin {
+  private a = '';
+  private b = '';
+  private c = '';
+  private d = '';
+  private e = '';
+  private text = '';
+
+  of(a: string, b: string, c: string, d: string, e: string): string {
+    if (a !== this.a || b !== this.b || c !== this.c || d !== this.d || e !== this.e) {
+      this.a = a; this.b = b; this.c = c; this.d = d; this.e = e;
+      this.text = `${a}${b}${c}${d}${e}\r\n`;
+    }
+    return this.text;
+  }
+}

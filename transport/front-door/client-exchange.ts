@@ -3,7 +3,7 @@ import type { SocketOut } from '../direct-write.js';
 import type { RequestHead } from './request-head.js';
 import type { DoorRefusal } from './refusals.js';
 import { turnNow } from '../event-turn.js';
-import { KeptLine } from '../kept-line.js';
+import { KeptJoin, KeptLine } from '../kept-line.js';
 
 /**
  * What an exchange, and whoever answers it, needs of its client connection (ClientConnection, which creates
@@ -81,6 +81,8 @@ function statusLine(status: number, statusText: string): string {
   return lastStatusLine;
 }
 const contentLengthLine = new KeptLine<number>('content-length: ');
+/** The previous response's head, while its pieces repeat (kept-line.ts). */
+const keptHead = new KeptJoin();
 
 /**
  * One request and its response on a client connection (HTTP/1.1 exchanges on a connection are answered in
@@ -165,7 +167,7 @@ export class ClientExchange {
     let connection = '';
     if (this.closeAfter) connection = 'connection: close\r\n';
     else if (this.head.minor === 0) connection = 'connection: keep-alive\r\n';
-    this.headText = `${statusLine(status, statusText)}${headerLines}${currentDateLine()}${framingLine}${connection}\r\n`;
+    this.headText = keptHead.of(statusLine(status, statusText), headerLines, currentDateLine(), framingLine, connection);
   }
 
   /**
