@@ -2,6 +2,7 @@ import { BodyMode } from './sender/sender-handler.js';
 import { hostMatches } from './sender/proxy-rules.js';
 import { KeptFields } from './kept-fields.js';
 import { KeptLine } from './kept-line.js';
+import { KeptRequestHead } from './kept-request-head.js';
 
 /** The parts of a call the header rules read; MessageContext provides them. */
 export interface HeaderSource {
@@ -60,6 +61,8 @@ const versionAndHostLine = new KeptLine<string>(' HTTP/1.1\r\nhost: ');
 const forwardedForLine = new KeptLine<string>('x-forwarded-for: ');
 const requestLengthLine = new KeptLine<number>('content-length: ');
 const keptResponseFields = new KeptFields();
+/** The previous backend request head with its inputs (kept-request-head.ts). */
+const keptRequestHead = new KeptRequestHead();
 /** The kept fields' lines with the Server line after them (the same string while they repeat). */
 const withServerLine = new KeptLine<string>('', SERVER_LINE);
 
@@ -144,6 +147,12 @@ function connectionListed(headers: readonly string[]): string[] | null {
 
 /** The request line and headers for the backend, as one latin1 string ending in the blank line. */
 export function buildBackendHead(src: HeaderSource, target: HeaderTarget, rules: HeaderRules, mode: BodyMode, length: number): string {
+  return keptRequestHead.find(src, target, rules, mode, length)
+    ?? keptRequestHead.keep(src, target, rules, mode, length, composeBackendHead(src, target, rules, mode, length));
+}
+
+/** buildBackendHead made anew (exported for the test that holds the kept head to it). */
+export function composeBackendHead(src: HeaderSource, target: HeaderTarget, rules: HeaderRules, mode: BodyMode, length: number): string {
   const resource = src.resourcePath === '/' && target.basePath !== '' ? '' : src.resourcePath;
   let head = `${src.method} ${target.absolutePrefix}${target.basePath}${resource === '' && target.basePath === '' ? '/' : resource}${src.query ? '?' + src.query : ''}${versionAndHostLine.of(target.hostHeader)}`;
   const h = src.reqHeaders;
