@@ -173,7 +173,9 @@ export class CallState {
   }
 
   addResponseNumber(name: FieldName, value: number): void {
-    (this.addedResponse ??= []).push(name, String(value));
+    // A template, not String(): TurboFan turns it into NumberToString and its cache, where String() goes
+    // through the generic constructor builtin (1 155 against 685 instructions for three numbers, callgrind).
+    (this.addedResponse ??= []).push(name, `${value}`);
   }
 
   /** The fault sequence of the call's API (its own `fault_sequence`), else the shipped `fault`. */
