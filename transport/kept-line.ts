@@ -34,10 +34,13 @@ export class KeptJoin {
   private e = '';
   private text = '';
 
+  /** `end` closes the text (a head's blank line by default). */
+  constructor(private readonly end = '\r\n') {}
+
   of(a: string, b: string, c: string, d: string, e: string): string {
     if (a !== this.a || b !== this.b || c !== this.c || d !== this.d || e !== this.e) {
       this.a = a; this.b = b; this.c = c; this.d = d; this.e = e;
-      this.text = `${a}${b}${c}${d}${e}\r\n`;
+      this.text = `${a}${b}${c}${d}${e}${this.end}`;
     }
     return this.text;
   }

@@ -50,8 +50,7 @@ export class AnsweringCall extends CallState {
       this.gw.log.error({ api: this.api?.def.id, path: this.path, status, problem: bad ? fieldProblem(bad[0], bad[1]) : 'a header added by a phase' },
         'a local answer carried a header no head may carry; the built-in fault body is sent instead');
       const e = GatewayError.LOCAL_ANSWER_UNWRITABLE;
-      this.addedResponse = null;
-      this.addedResponseUnchecked = false;
+      this.dropAddedResponse();
       this.errorCode = e.code;
       headers = UNWRITABLE_HEADERS;
       status = e.status;

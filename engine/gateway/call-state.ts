@@ -5,6 +5,7 @@ import { FaultSequence } from '../../errors/fault-sequences.js';
 import { CallStage, type AuthContext, type TerminalStep, type TokenFacts, type TraceRecord } from '../kernel/call.js';
 import type { ClientSide } from '../kernel/response-writer.js';
 import type { FieldName } from '../../transport/field-values.js';
+import { numberLine } from '../../transport/number-lines.js';
 import type { ApiRuntime, ResourceRuntime } from '../routing/api-router.js';
 import type { BackendTarget } from '../routing/backend-target.js';
 import type { ApiEndpoints } from '../routing/deployed-apis.js';
@@ -68,6 +69,11 @@ export class CallState {
   protected addedResponse: string[] | null = null;
   /** Some of `addedResponse` came from addResponseHeaders: the head is checked before it is written. */
   protected addedResponseUnchecked = false;
+  /**
+   * Response numbers (the X-RateLimit fields), flat [name, value, ...]: a proxied head writes them from kept
+   * lines (numberLines); anything else that asks for the added headers gets them as text (extraResponseHeaders).
+   */
+  protected addedNumbers: (FieldName | number)[] | null = null;
   /** Properties set by mediation or phases for later phases and the fault sequences. */
   properties: Map<string, unknown> | null = null;
   trace: TraceRecord | null = null;
@@ -164,7 +170,30 @@ export class CallState {
 
   /** Response headers the phases add for the client (CORS, rate limits), flat [name, value, ...]. */
   get extraResponseHeaders(): readonly string[] {
+    const numbers = this.addedNumbers;
+    if (numbers !== null) {
+      // Asked for as pairs (a local answer, a WebSocket handshake, a check): the numbers join them as text.
+      this.addedNumbers = null;
+      const list = (this.addedResponse ??= []);
+      for (let i = 0; i < numbers.length; i += 2) list.push(numbers[i] as FieldName, `${numbers[i + 1] as number}`);
+    }
     return this.addedResponse ?? NONE;
+  }
+
+  /** The added headers are dropped (a local answer that could not carry them). */
+  protected dropAddedResponse(): void {
+    this.addedResponse = null;
+    this.addedNumbers = null;
+    this.addedResponseUnchecked = false;
+  }
+
+  /** The response numbers as head lines, each from a line kept for its field's last value (number-lines.ts). */
+  protected numberLines(): string {
+    const numbers = this.addedNumbers;
+    if (numbers === null) return '';
+    let lines = '';
+    for (let i = 0; i < numbers.length; i += 2) lines += numberLine(numbers[i] as FieldName, numbers[i + 1] as number);
+    return lines;
   }
 
   addResponseHeaders(...nameValues: string[]): void {
@@ -173,9 +202,7 @@ export class CallState {
   }
 
   addResponseNumber(name: FieldName, value: number): void {
-    // A template, not String(): TurboFan turns it into NumberToString and its cache, where String() goes
-    // through the generic constructor builtin (1 155 against 685 instructions for three numbers, callgrind).
-    (this.addedResponse ??= []).push(name, `${value}`);
+    (this.addedNumbers ??= []).push(name, value);
   }
 
   /** The fault sequence of the call's API (its own `fault_sequence`), else the shipped `fault`. */

@@ -11,9 +11,10 @@ export interface ClientSide {
   /**
    * The status line and head. `headerLines` is `name: value\r\n` lines; `framing` is a Content-Length
    * (>= 0) or a BodyFraming (transport/front-door/client-exchange.ts). `forceClose`: the connection closes
-   * after this response.
+   * after this response. `varyingLines`: lines that change on every call (X-RateLimit-Remaining), kept
+   * apart so that the rest of the head can be the kept one.
    */
-  writeHead(status: number, statusText: string, headerLines: string, framing: number, forceClose?: boolean): void;
+  writeHead(status: number, statusText: string, headerLines: string, framing: number, forceClose?: boolean, varyingLines?: string): void;
   /** A piece of the body; false: the client is slow, wait for the handler's onWritable. */
   write(chunk: Buffer): boolean;
   /** The end of the response, with a last piece (or none). */

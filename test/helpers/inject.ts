@@ -39,9 +39,9 @@ export class FakeClient implements ClientSide {
     this.clientIp = clientIp;
   }
 
-  writeHead(status: number, _statusText: string, headerLines: string, framing: number, forceClose = false): void {
+  writeHead(status: number, _statusText: string, headerLines: string, framing: number, forceClose = false, varyingLines = ''): void {
     this.written.status = status;
-    for (const line of headerLines.split('\r\n')) {
+    for (const line of `${headerLines}${varyingLines}`.split('\r\n')) {
       const i = line.indexOf(':');
       if (i > 0) this.written.headers.push([line.slice(0, i).toLowerCase(), line.slice(i + 1).trim()]);
     }

@@ -83,6 +83,8 @@ function statusLine(status: number, statusText: string): string {
 const contentLengthLine = new KeptLine<number>('content-length: ');
 /** The previous response's head, while its pieces repeat (kept-line.ts). */
 const keptHead = new KeptJoin();
+/** The same without the blank line, for heads with varying lines after it. */
+const keptHeadOpen = new KeptJoin('');
 
 /**
  * One request and its response on a client connection (HTTP/1.1 exchanges on a connection are answered in
@@ -153,9 +155,10 @@ export class ClientExchange {
   /**
    * The status line and head. `headerLines` is `name: value\r\n` lines (the caller's rules were applied);
    * `framing` is a Content-Length (>= 0) or a BodyFraming. Date, the framing header and Connection are
-   * added here. Nothing is written until the first body piece or the end.
+   * added here. `varyingLines` are lines that change from call to call (X-RateLimit-Remaining): they go
+   * after the rest, which stays the kept head. Nothing is written until the first body piece or the end.
    */
-  writeHead(status: number, statusText: string, headerLines: string, framing: number, forceClose = false): void {
+  writeHead(status: number, statusText: string, headerLines: string, framing: number, forceClose = false, varyingLines = ''): void {
     const c = this.conn;
     if (forceClose || !this.head.keepAlive || c.draining || (!this.bodyComplete && this.head.hasBody) || this.pendingError !== null) this.closeAfter = true;
     let framingLine = '';
@@ -167,7 +170,10 @@ export class ClientExchange {
     let connection = '';
     if (this.closeAfter) connection = 'connection: close\r\n';
     else if (this.head.minor === 0) connection = 'connection: keep-alive\r\n';
-    this.headText = keptHead.of(statusLine(status, statusText), headerLines, currentDateLine(), framingLine, connection);
+    const line = statusLine(status, statusText);
+    const date = currentDateLine();
+    this.headText = varyingLines === '' ? keptHead.of(line, headerLines, date, framingLine, connection)
+      : `${keptHeadOpen.of(line, headerLines, date, framingLine, connection)}${varyingLines}\r\n`;
   }
 
   /**
