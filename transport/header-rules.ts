@@ -3,26 +3,9 @@ import { hostMatches } from './sender/proxy-rules.js';
 import { KeptFields } from './kept-fields.js';
 import { KeptLine } from './kept-line.js';
 import { KeptRequestHead } from './kept-request-head.js';
+import type { HeaderSource, HeaderTarget } from './head-source.js';
 
-/** The parts of a call the header rules read; MessageContext provides them. */
-export interface HeaderSource {
-  readonly method: string;
-  readonly path: string;
-  readonly query: string;
-  readonly reqHeaders: readonly string[];
-  readonly clientIp: string;
-  readonly secure: boolean;
-  readonly resourcePath: string;
-  readonly extraBackendHeaders: readonly string[];
-  readonly removedBackendHeaders: readonly string[];
-}
-
-export interface HeaderTarget {
-  readonly basePath: string;
-  readonly hostHeader: string;
-  readonly absolutePrefix: string;
-  readonly proxyAuthorizationLine: string;
-}
+export type { HeaderSource, HeaderTarget } from './head-source.js';
 
 export interface HeaderRulesSettings {
   readonly userAgentPreserve: boolean;

@@ -1,21 +1,4 @@
-/** What a backend request head is made from (header-rules.ts's HeaderSource and HeaderTarget, by shape). */
-interface HeadSource {
-  readonly method: string;
-  readonly query: string;
-  readonly reqHeaders: readonly string[];
-  readonly clientIp: string;
-  readonly secure: boolean;
-  readonly resourcePath: string;
-  readonly extraBackendHeaders: readonly string[];
-  readonly removedBackendHeaders: readonly string[];
-}
-
-interface HeadTarget {
-  readonly basePath: string;
-  readonly hostHeader: string;
-  readonly absolutePrefix: string;
-  readonly proxyAuthorizationLine: string;
-}
+import type { HeaderSource, HeaderTarget } from './head-source.js';
 
 /**
  * The previous backend request head of this io thread, kept with everything it was made from. Steady
@@ -47,7 +30,7 @@ export class KeptRequestHead {
   private text = '';
 
   /** The head kept for exactly these inputs; null when any differs. */
-  find(src: HeadSource, target: HeadTarget, rules: object, mode: number, length: number): string | null {
+  find(src: HeaderSource, target: HeaderTarget, rules: object, mode: number, length: number): string | null {
     if (rules !== this.rules || mode !== this.mode || length !== this.length || src.secure !== this.secure) return null;
     if (src.method !== this.method || src.resourcePath !== this.resourcePath || src.query !== this.query || src.clientIp !== this.clientIp) return null;
     if (target.basePath !== this.basePath || target.hostHeader !== this.hostHeader || target.absolutePrefix !== this.absolutePrefix
@@ -57,7 +40,7 @@ export class KeptRequestHead {
   }
 
   /** Keeps `text` as the head made from these inputs, and returns it. */
-  keep(src: HeadSource, target: HeadTarget, rules: object, mode: number, length: number, text: string): string {
+  keep(src: HeaderSource, target: HeaderTarget, rules: object, mode: number, length: number, text: string): string {
     this.rules = rules;
     this.mode = mode;
     this.length = length;
