@@ -16,12 +16,7 @@ export class KeptFields {
 
   /** The text kept for exactly these fields under `owner`; null when either differs from the last kept. */
   find(fields: readonly string[], owner: object): string | null {
-    if (owner !== this.owner) return null;
-    const kept = this.fields;
-    const n = fields.length;
-    if (n !== kept.length) return null;
-    for (let i = 0; i < n; i++) if (fields[i] !== kept[i]) return null;
-    return this.text;
+    return owner === this.owner && sameStrings(fields, this.fields) ? this.text : null;
   }
 
   /** Keeps `text` as made from `fields` under `owner`, and returns it. */
@@ -31,4 +26,13 @@ export class KeptFields {
     this.text = text;
     return text;
   }
+}
+
+/** Whether two lists hold the same strings in the same order. */
+export function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  const n = a.length;
+  if (n !== b.length) return false;
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

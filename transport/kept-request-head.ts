@@ -1,4 +1,5 @@
 import type { HeaderSource, HeaderTarget } from './head-source.js';
+import { sameStrings } from './kept-fields.js';
 
 /**
  * The previous backend request head of this io thread, kept with everything it was made from. Steady
@@ -62,11 +63,3 @@ export class KeptRequestHead {
 }
 
 const NONE: readonly string[] = Object.freeze([]);
-
-function sameStrings(a: readonly string[], b: readonly string[]): boolean {
-  if (a === b) return true;
-  const n = a.length;
-  if (n !== b.length) return false;
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
