@@ -28,7 +28,7 @@ import { GatewayError } from '../../errors/gateway.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { FrontDoor, type DoorTls } from '../../transport/front-door/front-door.js';
 import type { DoorConfig } from '../../conf/views/front-door.js';
-import type { DoorHandler } from '../../transport/front-door/client-connection.js';
+import type { DoorHandler } from '../../transport/front-door/door-handler.js';
 import type { ClientExchange } from '../../transport/front-door/client-exchange.js';
 import { REFUSALS, type DoorRefusal } from '../../transport/front-door/refusals.js';
 import { RepeatedWarnings } from '../log/repeated-warnings.js';

@@ -24,10 +24,11 @@ export interface RecordingBackend {
 
 /**
  * A backend on 127.0.0.1 that records every request it receives (line, headers, body) and answers `200` with
- * `ok`. It parses with Node's strict parser: framing it cannot parse is recorded in `malformed`, so a test can
- * say that nothing malformed got past the gateway.
+ * `ok` (after `answerAfterMs` of the request line, when given). It parses with Node's strict parser:
+ * framing it cannot parse is recorded in `malformed`, so a test can say that nothing malformed got past the
+ * gateway.
  */
-export async function recordingBackend(t: { teardown(fn: () => unknown): void }): Promise<RecordingBackend> {
+export async function recordingBackend(t: { teardown(fn: () => unknown): void }, opts: { answerAfterMs?: (line: string) => number } = {}): Promise<RecordingBackend> {
   const seen: Recorded[] = [];
   const malformed: string[] = [];
   let connections = 0;
@@ -36,9 +37,11 @@ export async function recordingBackend(t: { teardown(fn: () => unknown): void })
     const parts: Buffer[] = [];
     req.on('data', (c: Buffer) => parts.push(c));
     req.on('end', () => {
-      seen.push({ line: `${req.method} ${req.url} HTTP/${req.httpVersion}`, headers: req.headers, rawHeaders: req.rawHeaders, body: Buffer.concat(parts) });
-      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
-      res.end('ok');
+      const line = `${req.method} ${req.url} HTTP/${req.httpVersion}`;
+      seen.push({ line, headers: req.headers, rawHeaders: req.rawHeaders, body: Buffer.concat(parts) });
+      const answer = (): void => { res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' }); res.end('ok'); };
+      const after = opts.answerAfterMs?.(line) ?? 0;
+      if (after > 0) setTimeout(answer, after); else answer();
     });
     // A request the gateway gave up mid-body (the client's framing broke after the head) ends with the
     // connection: incomplete, never malformed. Anything else is recorded.

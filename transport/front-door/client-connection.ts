@@ -1,46 +1,16 @@
 import type net from 'node:net';
-import { createRequire } from 'node:module';
-import { HTTPParser, STOP_AT_HEAD, kOnBody, kOnHeaders, kOnHeadersComplete, kOnMessageBegin, kOnMessageComplete, type LlhttpParser } from '../sender/http-parser.js';
+import { HTTPParser, METHODS, STOP_AT_HEAD, kOnBody, kOnHeaders, kOnHeadersComplete, kOnMessageBegin, kOnMessageComplete, type LlhttpParser } from '../sender/http-parser.js';
 import type { DoorConfig } from '../../conf/views/front-door.js';
 import { checkHead } from './framing.js';
 import { RequestHead } from './request-head.js';
 import { DoorRefusal, Refusal, refusalOfParseError } from './refusals.js';
+import type { DoorHandler } from './door-handler.js';
+import { endsWithBlankLine, ReadHead, type KeptRead } from './kept-read.js';
 import { ClientExchange, type ExchangeConnection } from './client-exchange.js';
 import { socketOut, type SocketOut } from '../direct-write.js';
 import { turnNow } from '../event-turn.js';
 import { viewsOf, type ReadViews } from '../read-views.js';
-
-const METHODS = (createRequire(import.meta.url)('_http_common') as { methods: string[] }).methods;
-
-/** What the gateway does with what passes the door. */
-export interface DoorHandler {
-  /** A request passed the door and is the connection's active exchange: answer it. */
-  onRequest(x: ClientExchange): void;
-  /** A request was refused at the door: answer `r` through `x` (the connection closes after the answer). */
-  onRefused(x: ClientExchange, r: DoorRefusal): void;
-  /** A WebSocket upgrade request, active: run the handshake, then `conn.upgrade()` or answer through `x`. */
-  onUpgrade(x: ClientExchange): void;
-}
-
-/** Where the parser is between reads. */
-const Reading = {
-  /** Between messages, or in a later head: the parser begins one silently; `inHead` asks it whether it has. */
-  IDLE: 0,
-  /** Inside the connection's first request head. */
-  HEAD: 1,
-  /** Inside a request body. */
-  BODY: 2,
-  /** Nothing more is parsed: after a refusal, an upgrade, or while closing. */
-  STOPPED: 3,
-} as const;
-type Reading = (typeof Reading)[keyof typeof Reading];
-
-/**
- * After a response that left part of a request unread, its bytes are read and dropped until the client has
- * sent nothing for LINGER_IDLE_MS, or for LINGER_MAX_MS at most (nginx's lingering_timeout and lingering_time).
- */
-const LINGER_IDLE_MS = 2000;
-const LINGER_MAX_MS = 30000;
+import { LINGER_IDLE_MS, LINGER_MAX_MS, Reading } from './connection-state.js';
 
 /**
  * One client connection of the gateway: Node's llhttp reads requests from it strictly, the front door's
@@ -60,8 +30,9 @@ export class ClientConnection implements ExchangeConnection {
   private begun = false;
   private headerParts: string[] | null = null;
   private urlPart = '';
-  /** A WebSocket upgrade's head was just parsed: the parse stops there. */
+  /** A WebSocket upgrade's head was just parsed: the parse stops there, after `upgradeEnd` bytes. */
   private upgradeAt: ClientExchange | null = null;
+  private upgradeEnd = 0;
   /** Bytes that came after an upgrade request's head (the first WebSocket frames). */
   upgradeRest: Buffer | null = null;
   /** The socket was handed over (WebSocket): the door no longer reads or writes it. */
@@ -74,6 +45,11 @@ export class ClientConnection implements ExchangeConnection {
   private lingerSince = 0;
   private pausedBy: ClientExchange | null = null;
   private views: ReadViews | null = null; // of the buffer the socket's reads arrive in (read-views.ts)
+  /** The parser is known to stand between messages: since the open, or after a read kept or replayed (kept-read.ts). */
+  private clean = true;
+  /** The last head kept the connection alive and asked no upgrade: llhttp takes a next message after it. */
+  private reusable = true;
+  private readonly readHead = new ReadHead();
   private pausedForQueue = false;
   queuedBytes = 0;
   // ---- timeouts (checked by the front door's sweeper) ----
@@ -86,11 +62,8 @@ export class ClientConnection implements ExchangeConnection {
   readonly out: SocketOut;
 
   constructor(
-    readonly socket: net.Socket,
-    readonly secure: boolean,
-    readonly remoteAddress: string,
-    private readonly cfg: DoorConfig,
-    private readonly handler: DoorHandler,
+    readonly socket: net.Socket, readonly secure: boolean, readonly remoteAddress: string,
+    private readonly cfg: DoorConfig, private readonly handler: DoorHandler, private readonly kept: KeptRead,
   ) {
     const p = this.parser;
     // The limit llhttp applies counts the request line too: the target's own limit is checked after.
@@ -122,14 +95,16 @@ export class ClientConnection implements ExchangeConnection {
     this.lastReadAt = turnNow();
     if (this.reading === Reading.STOPPED) return true; // lingering, or after a refusal: dropped
     const chunk = n === buf.length ? buf : (this.views?.buffer === buf ? this.views : (this.views = viewsOf(buf))).of(0, n);
-    const r = this.parser.execute(chunk);
-    if (r instanceof Error) { this.onParseError(r); return true; }
+    // A read that repeats the kept one while the parser stands between messages: the head llhttp would give.
+    const head = this.reading === Reading.IDLE && this.kept.repeats(chunk, n) && (this.clean || (this.reusable && this.parser.duration() === 0))
+      ? this.kept.replay(this.cfg) : null;
+    if (head !== null) { this.clean = true; this.admitHead(head, null, false, true); } else if (!this.parse(chunk, n)) return true;
     const up = this.upgradeAt;
     if (up !== null) {
       this.upgradeAt = null;
       this.reading = Reading.STOPPED;
       up.bodyComplete = true;
-      if (r < n) this.upgradeRest = Buffer.from(chunk.subarray(r));
+      if (this.upgradeEnd < n) this.upgradeRest = Buffer.from(chunk.subarray(this.upgradeEnd));
       if (this.queue[0] === up) this.handler.onUpgrade(up);
       return true;
     }
@@ -141,6 +116,23 @@ export class ClientConnection implements ExchangeConnection {
   };
 
   readonly onData = (d: Buffer): void => { this.onRead(d.length, d); };
+
+  /** Hands a read to llhttp (false: a parse error); keeps it when it may be replayed (kept-read.ts says when). */
+  private parse(chunk: Buffer, n: number): boolean {
+    const wasClean = this.clean && this.reading === Reading.IDLE;
+    this.clean = false;
+    this.readHead.heads = 0;
+    const r = this.parser.execute(chunk);
+    if (r instanceof Error) { this.onParseError(r); return false; }
+    const h = this.readHead;
+    this.upgradeEnd = r;
+    if (wasClean && h.heads === 1 && h.keepable && r === n && !this.closed && this.reading === Reading.IDLE &&
+      endsWithBlankLine(chunk, n) && this.parser.duration() === 0) {
+      this.kept.keep(chunk, n, h.major, h.minor, h.headers, h.method, h.url);
+      this.clean = true;
+    }
+    return true;
+  }
 
   // ---- llhttp ----------------------------------------------------------------------------------------
 
@@ -187,7 +179,14 @@ export class ClientConnection implements ExchangeConnection {
     }
     const head = new RequestHead();
     const refusal = checkHead(this.cfg, head, major, minor, raw ?? [], METHODS[method] ?? '', target ?? '', upgrade);
+    this.readHead.note(raw === headers && refusal === null && keepAlive && !upgrade && !head.hasBody, major, minor, raw, method, target);
+    return this.admitHead(head, refusal, upgrade, keepAlive);
+  };
+
+  /** The connection's next exchange, from a head the door judged (`refusal` null: it passed). */
+  private admitHead(head: RequestHead, refusal: DoorRefusal | null, upgrade: boolean, keepAlive: boolean): number {
     head.keepAlive = keepAlive && !this.draining;
+    this.reusable = keepAlive && !upgrade;
     const x = new ClientExchange(this, head);
     this.queue.push(x);
     if (refusal !== null) {
@@ -215,7 +214,7 @@ export class ClientConnection implements ExchangeConnection {
     }
     if (this.queue[0] === x) this.activate(x);
     return 0;
-  };
+  }
 
   private hookComplete(on: boolean): void {
     if (this.completeHooked === on) return;

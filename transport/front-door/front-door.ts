@@ -2,7 +2,9 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { createRequire } from 'node:module';
 import type { DoorConfig } from '../../conf/views/front-door.js';
-import { ClientConnection, type DoorHandler } from './client-connection.js';
+import { ClientConnection } from './client-connection.js';
+import type { DoorHandler } from './door-handler.js';
+import { KeptRead } from './kept-read.js';
 
 /** The TLS material of an HTTPS listener (PEM). */
 export interface DoorTls {
@@ -51,6 +53,8 @@ export class FrontDoor {
   private draining = false;
   /** Connections accepted since the start (metrics, tests). */
   accepted = 0;
+  /** The last read that was one whole request head, replayed while reads repeat it (kept-read.ts). */
+  readonly kept = new KeptRead();
 
   constructor(private readonly cfg: DoorConfig, private readonly handler: DoorHandler, readBufferSize: number, private readonly shared: boolean) {
     this.readBuffer = Buffer.allocUnsafe(Math.max(16384, readBufferSize));
@@ -100,7 +104,7 @@ export class FrontDoor {
       let conn: ClientConnection | null = null;
       const onread = { buffer: this.readBuffer, callback: (n: number, buf: Buffer): boolean => conn!.onRead(n, buf) };
       const socket = new net.Socket({ handle, onread, allowHalfOpen: true } as unknown as net.SocketConstructorOpts);
-      conn = new ClientConnection(socket, false, peer.address ?? '', this.cfg, this.handler);
+      conn = new ClientConnection(socket, false, peer.address ?? '', this.cfg, this.handler, this.kept);
       this.add(conn);
       socket.resume();
     };
@@ -118,7 +122,7 @@ export class FrontDoor {
       noDelay: true,
     } as tls.TlsOptions);
     server.on('secureConnection', (socket: tls.TLSSocket) => {
-      const conn = new ClientConnection(socket, true, socket.remoteAddress ?? '', this.cfg, this.handler);
+      const conn = new ClientConnection(socket, true, socket.remoteAddress ?? '', this.cfg, this.handler, this.kept);
       socket.on('data', conn.onData);
       this.add(conn);
     });

@@ -29,6 +29,15 @@ export class RequestHead {
   /** Absolute-form: the authority it named (the Host header must agree), '' otherwise. */
   authority = '';
 
+  /** A head of its own with the same fields (its own array of them). */
+  copy(): RequestHead {
+    const h = new RequestHead();
+    h.method = this.method; h.target = this.target; h.path = this.path; h.query = this.query; h.minDepth = this.minDepth;
+    h.headers = this.headers.slice(); h.minor = this.minor; h.contentLength = this.contentLength; h.chunked = this.chunked;
+    h.keepAlive = this.keepAlive; h.expectContinue = this.expectContinue; h.websocket = this.websocket; h.authority = this.authority;
+    return h;
+  }
+
   get hasBody(): boolean {
     return this.contentLength > 0 || this.chunked;
   }

@@ -34,6 +34,8 @@ interface LlhttpParserClass {
 
 const require = createRequire(import.meta.url);
 export const HTTPParser = (require('_http_common') as { HTTPParser: LlhttpParserClass }).HTTPParser;
+/** llhttp's method names by the number its callbacks give. */
+export const METHODS = (require('_http_common') as { methods: readonly string[] }).methods;
 
 export const kOnMessageBegin = HTTPParser.kOnMessageBegin | 0;
 export const kOnHeaders = HTTPParser.kOnHeaders | 0;

@@ -1,0 +1,102 @@
+import { RequestHead } from './request-head.js';
+import { checkHead } from './framing.js';
+import { METHODS } from '../sender/http-parser.js';
+import type { DoorSettings } from '../../conf/views/front-door.js';
+
+/**
+ * The last client read that held exactly one whole request head and nothing else (a request without a body,
+ * the connection kept alive), with what llhttp made of it. A later read that repeats it byte for byte, on a
+ * connection whose parser stands between messages, is answered from it: the door's head callback runs with
+ * the same arguments and llhttp is not called.
+ *
+ * Why: steady traffic repeats its requests whole (a client polls one resource with one token), and parsing
+ * a head is the largest cost of a small call that the gateway can skip. llhttp as Node builds it scans a
+ * header value a byte at a time, some six instructions a byte: a secured call's 1 KB bearer token alone
+ * cost 6 000 (callgrind, docs/performance.md), and Node's binding makes a string of each field and value and
+ * crosses into JavaScript for the head. A compare of the whole read is one memcmp.
+ *
+ * Why it is safe: llhttp is deterministic. From the state between two messages of a kept-alive connection
+ * (every such state is the same: llhttp resets its message state when a message completes), the same bytes
+ * make the same callbacks. So a read is kept only when it began at such a boundary, made exactly one head,
+ * that head had no body and kept the connection alive, and the read ended with it (nothing of a next
+ * message started in it); and a read is answered from it only when the connection's parser is at such a
+ * boundary too (client-connection.ts decides both). Everything after llhttp (the door's own rules, the
+ * target's normalisation) runs again on the replayed arguments.
+ *
+ * One per front door (io thread): a kept read of one connection serves the same bytes on another, which is
+ * what that connection's own parse would have made of them. Its size is bounded by the head limits.
+ */
+export class KeptRead {
+  /** Bytes of the kept read in [0, length); -1: none kept. */
+  length = -1;
+  /** Holds the kept bytes from 0; reused while they fit. */
+  private bytes: Buffer = Buffer.alloc(0);
+  major = 1;
+  minor = 1;
+  /** llhttp's [name, value, ...] as sent; read, never changed, by the head callback. */
+  headers: string[] = [];
+  method = 0;
+  url = '';
+  /** The head the door's rules made of the kept arguments, once (client-connection.ts copies it per call). */
+  head: RequestHead | null = null;
+  /** Reads answered from the kept one (tests, docs). */
+  hits = 0;
+
+  /**
+   * The head of a read that repeats the kept one: the door's rules run on the kept arguments the first time
+   * (the same arguments always make the same head), and each call gets a copy of what they made. Null when
+   * the rules refuse it, which a kept head never is (the caller parses the read then).
+   */
+  replay(cfg: DoorSettings): RequestHead | null {
+    let t = this.head;
+    if (t === null) {
+      t = new RequestHead();
+      if (checkHead(cfg, t, this.major, this.minor, this.headers, METHODS[this.method] ?? '', this.url, false) !== null) return null;
+      this.head = t;
+    }
+    this.hits++;
+    return t.copy();
+  }
+
+  /** Whether the `n`-byte read in `chunk` repeats the kept one. */
+  repeats(chunk: Buffer, n: number): boolean {
+    return n === this.length && chunk.compare(this.bytes, 0, n, 0, n) === 0;
+  }
+
+  /** Keeps `chunk` (a read of `n` bytes) and the arguments of the one head llhttp made of it. */
+  keep(chunk: Buffer, n: number, major: number, minor: number, headers: string[], method: number, url: string): void {
+    if (this.bytes.length < n) this.bytes = Buffer.allocUnsafeSlow(Math.max(n, 1024));
+    chunk.copy(this.bytes, 0, 0, n);
+    this.length = n;
+    this.major = major;
+    this.minor = minor;
+    this.headers = headers;
+    this.method = method;
+    this.url = url;
+    this.head = null;
+  }
+}
+
+/** Whether the `n`-byte read ends with a head's blank line (CR LF CR LF). */
+export function endsWithBlankLine(chunk: Buffer, n: number): boolean {
+  return n >= 4 && chunk[n - 1] === 10 && chunk[n - 2] === 13 && chunk[n - 3] === 10 && chunk[n - 4] === 13;
+}
+
+/** The heads one read made (of one connection), and the arguments of its first while it may be kept. */
+export class ReadHead {
+  /** Heads made since the read began (the connection resets it). */
+  heads = 0;
+  /** The first head had no body, kept the connection alive, passed the door and came in one piece. */
+  keepable = false;
+  major = 0;
+  minor = 0;
+  headers: string[] = [];
+  method = 0;
+  url = '';
+
+  note(keepable: boolean, major: number, minor: number, headers: string[] | undefined, method: number, url: string | undefined): void {
+    if (++this.heads !== 1) return;
+    this.keepable = keepable && headers !== undefined && url !== undefined;
+    this.major = major; this.minor = minor; this.headers = headers ?? []; this.method = method; this.url = url ?? '';
+  }
+}
