@@ -93,6 +93,13 @@ export class GatewaySecurity {
   private jwks = new Map<string, JWK>();
   private readonly revoked = new RevocationList();
   private cache = new TokenCache<TokenFacts>(0, 0);
+  /**
+   * The last header value and its bearer candidate: a value that repeats (the front door replays a repeated
+   * read with the same strings, kept-read.ts) hands the cache the same candidate string, found by a pointer
+   * compare (token-cache.ts).
+   */
+  private lastValue = '';
+  private lastCandidate: string | null = null;
   private workers: Piscina | null = null;
   private introspection: Pool | null = null;
   private readonly pendingKids: PendingKid[] = [];
@@ -164,7 +171,12 @@ export class GatewaySecurity {
       return PhaseResult.STOP;
     }
     const now = turnNow();
-    const candidate = bearerCandidate(value);
+    let candidate = this.lastCandidate;
+    if (value !== this.lastValue) {
+      candidate = bearerCandidate(value);
+      this.lastValue = value;
+      this.lastCandidate = candidate;
+    }
     if (candidate !== null) {
       const hit = this.cache.get(candidate, now);
       if (hit !== undefined) return this.useCachedAccessToken(ctx, hit, now);

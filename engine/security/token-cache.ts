@@ -11,9 +11,17 @@
  * fresh string (and compares it with the key found) in a call into its runtime, some 1 000 instructions a
  * lookup on 2026-11-28, where a small integer's hash is inline. Two keys with the same tail hash only share
  * a slot (the newer replaces the older); they never answer for each other.
+ *
+ * The entry last found is kept with the key string it was found for: a call that hands over that same string
+ * again (the authenticate phase keeps its token while the header value repeats, gateway-security.ts) finds
+ * it by one pointer compare, without the tail's hash or a compare of the whole token. Any change to the Map
+ * forgets it.
  */
 export class TokenCache<V> {
-  private readonly map = new Map<string | number, { readonly key: string; readonly value: V; readonly until: number }>();
+  private readonly map = new Map<string | number, Entry<V>>();
+  private lastKey: string | null = null;
+  private lastEntry: Entry<V> | null = null;
+  private lastSlot: string | number = 0;
 
   constructor(private readonly maxEntries: number, private readonly ttlMs: number, private readonly tailChars = 0) {}
 
@@ -22,16 +30,27 @@ export class TokenCache<V> {
   }
 
   get(key: string, now: number): V | undefined {
-    const slot = this.slot(key);
-    const e = this.map.get(slot);
-    if (e === undefined || e.key !== key) return undefined;
-    if (e.until <= now) { this.map.delete(slot); return undefined; }
+    let e = this.lastEntry;
+    let slot = this.lastSlot;
+    if (key !== this.lastKey || e === null) {
+      slot = this.slot(key);
+      e = this.map.get(slot) ?? null;
+      if (e === null || e.key !== key) return undefined;
+      this.lastKey = key; this.lastEntry = e; this.lastSlot = slot;
+    }
+    if (e.until <= now) { this.forget(); this.map.delete(slot); return undefined; }
     return e.value;
+  }
+
+  private forget(): void {
+    this.lastKey = null;
+    this.lastEntry = null;
   }
 
   set(key: string, value: V, expiresAt: number, now: number): void {
     if (this.maxEntries <= 0 || this.ttlMs <= 0) return;
     const slot = this.slot(key);
+    this.forget();
     if (this.map.size >= this.maxEntries && !this.map.has(slot)) {
       const oldest = this.map.keys().next();
       if (!oldest.done) this.map.delete(oldest.value);
@@ -42,6 +61,7 @@ export class TokenCache<V> {
   /** Drops entries whose value matches (a revoked token id). */
   deleteWhere(pred: (v: V) => boolean): number {
     let n = 0;
+    this.forget();
     for (const [k, e] of this.map) if (pred(e.value)) { this.map.delete(k); n++; }
     return n;
   }
@@ -59,4 +79,10 @@ export function tailHash(key: string, n: number): number {
   let h = 0x811c9dc5 ^ key.length;
   for (let i = key.length > n ? key.length - n : 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
   return (h ^ (h >>> 15)) & 0x3fffffff;
+}
+
+interface Entry<V> {
+  readonly key: string;
+  readonly value: V;
+  readonly until: number;
 }

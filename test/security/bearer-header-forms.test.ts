@@ -90,3 +90,27 @@ t.test('two tokens whose tails hash alike share a cache slot and never answer fo
   t.equal(c.get(a, now), undefined, 'the older is gone, not answered as the newer');
   t.equal(c.size, 1);
 });
+
+t.test('the entry last found is never answered after the cache changed: revoked, replaced, evicted or expired', async (t) => {
+  const now = Date.now();
+  // The same string objects each time, as the authenticate phase hands over while a header value repeats.
+  const one = 'AAAA.payload-one.SIGNATURE';
+  const c = new TokenCache<string>(2, 60_000, 8);
+  c.set(one, 'one', now + 60_000, now);
+  t.equal(c.get(one, now), 'one');
+  t.equal(c.get(one, now), 'one', 'found again (the kept entry)');
+  t.equal(c.deleteWhere((v) => v === 'one'), 1);
+  t.equal(c.get(one, now), undefined, 'revoked: gone');
+  c.set(one, 'one', now + 60_000, now);
+  t.equal(c.get(one, now), 'one');
+  const sameTail = 'AAAA.payload-two.SIGNATURE';
+  c.set(sameTail, 'two', now + 60_000, now);
+  t.equal(c.get(one, now), undefined, 'replaced in its slot by another token: gone');
+  t.equal(c.get(sameTail, now), 'two');
+  c.set('k-000003', 'three', now + 60_000, now);
+  c.set('k-000004', 'four', now + 60_000, now);
+  t.equal(c.get(sameTail, now), undefined, 'evicted when full: gone');
+  t.equal(c.get('k-000004', now), 'four');
+  t.equal(c.get('k-000004', now + 60_000), undefined, 'expired at its deadline');
+  t.equal(c.get('k-000004', now), undefined, 'and dropped');
+});
