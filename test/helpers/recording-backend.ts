@@ -113,7 +113,7 @@ export function rawRequest(port: number, chunks: readonly Buffer[], responses: n
 }
 
 /** The statuses of the responses in `text`, walked one after the other by their Content-Length (1xx skipped). */
-function statusesOf(text: string, heads: ReadonlySet<number>): number[] {
+export function statusesOf(text: string, heads: ReadonlySet<number> = new Set()): number[] {
   const out: number[] = [];
   walk(text, heads, (status) => { out.push(status); });
   return out;

@@ -49,7 +49,7 @@ export class ClientConnection implements ExchangeConnection {
   private clean = true;
   /** The last head kept the connection alive and asked no upgrade: llhttp takes a next message after it. */
   private reusable = true;
-  private readonly readHead = new ReadHead();
+  private readHead = new ReadHead();
   private pausedForQueue = false;
   queuedBytes = 0;
   // ---- timeouts (checked by the front door's sweeper) ----
@@ -128,7 +128,8 @@ export class ClientConnection implements ExchangeConnection {
     this.upgradeEnd = r;
     if (wasClean && h.heads === 1 && h.keepable && r === n && !this.closed && this.reading === Reading.IDLE &&
       endsWithBlankLine(chunk, n) && this.parser.duration() === 0) {
-      this.kept.keep(chunk, n, h.major, h.minor, h.headers, h.method, h.url);
+      this.kept.keep(chunk, n, h);
+      this.readHead = new ReadHead(); // the kept read holds that one now
       this.clean = true;
     }
     return true;

@@ -6,8 +6,7 @@ import type { DoorSettings } from '../../conf/views/front-door.js';
 /**
  * The last client read that held exactly one whole request head and nothing else (a request without a body,
  * the connection kept alive), with what llhttp made of it. A later read that repeats it byte for byte, on a
- * connection whose parser stands between messages, is answered from it: the door's head callback runs with
- * the same arguments and llhttp is not called.
+ * connection whose parser stands between messages, is answered from it, and llhttp is not called.
  *
  * Why: steady traffic repeats its requests whole (a client polls one resource with one token), and parsing
  * a head is the largest cost of a small call that the gateway can skip. llhttp as Node builds it scans a
@@ -20,8 +19,9 @@ import type { DoorSettings } from '../../conf/views/front-door.js';
  * make the same callbacks. So a read is kept only when it began at such a boundary, made exactly one head,
  * that head had no body and kept the connection alive, and the read ended with it (nothing of a next
  * message started in it); and a read is answered from it only when the connection's parser is at such a
- * boundary too (client-connection.ts decides both). Everything after llhttp (the door's own rules, the
- * target's normalisation) runs again on the replayed arguments.
+ * boundary too (client-connection.ts decides both). The door's own rules (framing, the target's
+ * normalisation) run on the kept arguments as on any head, once: the same arguments always make the same
+ * head, and each replayed call gets a copy of it.
  *
  * One per front door (io thread): a kept read of one connection serves the same bytes on another, which is
  * what that connection's own parse would have made of them. Its size is bounded by the head limits.
@@ -31,12 +31,8 @@ export class KeptRead {
   length = -1;
   /** Holds the kept bytes from 0; reused while they fit. */
   private bytes: Buffer = Buffer.alloc(0);
-  major = 1;
-  minor = 1;
-  /** llhttp's [name, value, ...] as sent; read, never changed, by the head callback. */
-  headers: string[] = [];
-  method = 0;
-  url = '';
+  /** The arguments llhttp gave for the kept read's head (its fields as sent are read, never changed). */
+  private args: ReadHead | null = null;
   /** The head the door's rules made of the kept arguments, once (client-connection.ts copies it per call). */
   head: RequestHead | null = null;
   /** Reads answered from the kept one (tests, docs). */
@@ -50,8 +46,9 @@ export class KeptRead {
   replay(cfg: DoorSettings): RequestHead | null {
     let t = this.head;
     if (t === null) {
+      const a = this.args!;
       t = new RequestHead();
-      if (checkHead(cfg, t, this.major, this.minor, this.headers, METHODS[this.method] ?? '', this.url, false) !== null) return null;
+      if (checkHead(cfg, t, a.major, a.minor, a.headers, METHODS[a.method] ?? '', a.url, false) !== null) return null;
       this.head = t;
     }
     this.hits++;
@@ -63,16 +60,12 @@ export class KeptRead {
     return n === this.length && chunk.compare(this.bytes, 0, n, 0, n) === 0;
   }
 
-  /** Keeps `chunk` (a read of `n` bytes) and the arguments of the one head llhttp made of it. */
-  keep(chunk: Buffer, n: number, major: number, minor: number, headers: string[], method: number, url: string): void {
+  /** Keeps `chunk` (a read of `n` bytes) and `args`, what llhttp gave for its one head (the caller lets go of them). */
+  keep(chunk: Buffer, n: number, args: ReadHead): void {
     if (this.bytes.length < n) this.bytes = Buffer.allocUnsafeSlow(Math.max(n, 1024));
     chunk.copy(this.bytes, 0, 0, n);
     this.length = n;
-    this.major = major;
-    this.minor = minor;
-    this.headers = headers;
-    this.method = method;
-    this.url = url;
+    this.args = args;
     this.head = null;
   }
 }

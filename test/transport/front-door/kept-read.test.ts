@@ -3,7 +3,7 @@ import net from 'node:net';
 import pino from 'pino';
 import { startSluice } from '../../helpers/sluice.js';
 import { API_DIR, apiToml } from '../../helpers/home.js';
-import { recordingBackend, type RecordingBackend } from '../../helpers/recording-backend.js';
+import { recordingBackend, statusesOf, type RecordingBackend } from '../../helpers/recording-backend.js';
 import { ownIoThread } from '../../helpers/own-io-thread.js';
 import type { GatewayThread } from '../../../engine/gateway/gateway-thread.js';
 import { RequestHead } from '../../../transport/front-door/request-head.js';
@@ -53,7 +53,7 @@ class Client {
   }
 
   statuses(): number[] {
-    return [...this.text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+    return statusesOf(this.text);
   }
 
   /** Waits until `n` answers arrived (or the connection closed, or 3 s passed). */
