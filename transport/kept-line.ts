@@ -25,6 +25,10 @@ export class KeptLine<V extends string | number> {
  * kept lines (the same string object while their value repeats), so the usual check is five pointer
  * compares, and the joined text handed out again is flat: the first write flattened it in place, where a
  * new join is a rope the next write flattens into a new string before it copies it.
+ *
+ * Text asked for a second time is kept as bytes too: a head copied into the write's buffer from bytes
+ * costs a third of writing it from a string (Buffer#write crosses into C++; a typed array's set does not).
+ * A text made for one call only is never turned into bytes.
  */
 export class KeptJoin {
   private a = '';
@@ -33,6 +37,10 @@ export class KeptJoin {
   private d = '';
   private e = '';
   private text = '';
+  /** The text as latin1 bytes, made on its second use; never changed once made (writers hold it). */
+  private kept: Buffer | null = null;
+  /** The last `of` made the text anew. */
+  private made = false;
 
   /** `end` closes the text (a head's blank line by default). */
   constructor(private readonly end = '\r\n') {}
@@ -41,7 +49,17 @@ export class KeptJoin {
     if (a !== this.a || b !== this.b || c !== this.c || d !== this.d || e !== this.e) {
       this.a = a; this.b = b; this.c = c; this.d = d; this.e = e;
       this.text = `${a}${b}${c}${d}${e}${this.end}`;
+      this.kept = null;
+      this.made = true;
+    } else {
+      this.made = false;
     }
     return this.text;
+  }
+
+  /** The bytes of the text the last `of` returned, or null when that text was made for it. */
+  get bytes(): Buffer | null {
+    if (this.made) return null;
+    return (this.kept ??= Buffer.from(this.text, 'latin1'));
   }
 }

@@ -1,20 +1,131 @@
-import type { FieldName } from './field-values.js';
-import { KeptLine } from './kept-line.js';
+import { fieldName, type FieldName } from './field-values.js';
 
 /**
- * Head lines of numeric fields (X-RateLimit-Limit, -Remaining, -Reset), one kept line per field for its last
- * value: a limit repeats on every call and a reset for a second, so most calls write two of the three
- * lines as they were (no number made text, no concatenation). The names are the catalogue's checked
- * FieldNames; the values are numbers, so a line is safe by construction.
- *
- * A template makes the number text, not String(): TurboFan turns it into NumberToString and its cache, where
- * String() goes through the generic constructor builtin (1 155 against 685 instructions for three numbers).
+ * Head lines of numeric fields (X-RateLimit-Limit, -Remaining, -Reset), kept as bytes that a head's write
+ * copies after the rest of the head. Remaining changes on every call, so text made of it is new each time:
+ * as a string, a head with it was a rope of the kept head and the lines, which the write flattened into a
+ * new string before copying it (about 1 700 instructions a call by callgrind; docs/performance.md, stop
+ * 36). Here the lines are one buffer, kept for the fields and values it was last written for: a value that
+ * changes with the same number of digits is written again in place, digit by digit, and the buffer is
+ * copied with one typed-array set. The names are checked FieldNames and the values numbers, so a line is
+ * safe by construction.
  */
-const kept = new Map<FieldName, KeptLine<number>>();
+export class NumberField {
+  /** `name: ` as bytes, copied before the value when the lines are made. */
+  readonly start: Buffer;
+  constructor(readonly name: FieldName) {
+    this.start = Buffer.from(`${name}: `, 'latin1');
+  }
+}
 
-/** `name: value\r\n`. */
-export function numberLine(name: FieldName, value: number): string {
-  let line = kept.get(name);
-  if (line === undefined) { line = new KeptLine<number>(`${name}: `); kept.set(name, line); }
-  return line.of(value);
+/** A numeric field under a checked name (made once, usually a phase's constant); throws on a bad name. */
+export function numberField(name: string): NumberField {
+  return new NumberField(fieldName(name));
+}
+
+/** Numeric fields and their values, flat [field, value, ...]. */
+export type ResponseNumbers = readonly (NumberField | number)[];
+
+const SMALL_MAX = 0x7fffffff;
+
+/**
+ * A count the digit loop writes (a number of calls, a limit, seconds): a whole number that fits 31 bits,
+ * so the loop's division stays in integers. Anything else is written as JavaScript's text for it.
+ */
+function isSmall(v: number): boolean {
+  return v >= 0 && v <= SMALL_MAX && (v | 0) === v;
+}
+
+function digitCount(v: number): number {
+  let n = 1;
+  while (v >= 10) { v = (v / 10) | 0; n++; }
+  return n;
+}
+
+/** Writes the digits of a small `v` ending just before `end`. */
+function writeDigits(out: Buffer, end: number, v: number): void {
+  do {
+    const q = (v / 10) | 0;
+    out[--end] = 48 + v - q * 10;
+    v = q;
+  } while (v > 0);
+}
+
+const NONE = Buffer.alloc(0);
+
+/**
+ * `name: value\r\n` for each field, kept for the last fields and values asked for (one per thread: the bytes
+ * it returns are good until its next call, so they are copied at once).
+ */
+export class NumberLines {
+  private fields: NumberField[] = [];
+  private values: number[] = [];
+  /** Where each value's digits end in `kept`, and how many there are (-1: not a small count). */
+  private ends: number[] = [];
+  private widths: number[] = [];
+  private kept = NONE;
+
+  /** The lines of `numbers` as bytes; they change at the next call, so copy them before anything else runs. */
+  of(numbers: ResponseNumbers): Buffer {
+    const n = numbers.length >> 1;
+    const fields = this.fields;
+    if (n !== fields.length) return this.make(numbers);
+    const values = this.values;
+    for (let i = 0; i < n; i++) {
+      if (numbers[2 * i] !== fields[i]) return this.make(numbers);
+      const v = numbers[2 * i + 1] as number;
+      if (v === values[i]) continue;
+      if (!isSmall(v) || digitCount(v) !== this.widths[i]) return this.make(numbers);
+      writeDigits(this.kept, this.ends[i]!, v);
+      values[i] = v;
+    }
+    return this.kept;
+  }
+
+  /** Makes the lines anew: the first call, other fields, or a value whose digits do not fit its place. */
+  private make(numbers: ResponseNumbers): Buffer {
+    const n = numbers.length >> 1;
+    const texts: (string | null)[] = [];
+    let length = 0;
+    for (let i = 0; i < n; i++) {
+      const v = numbers[2 * i + 1] as number;
+      const text = isSmall(v) ? null : `${v}`;
+      texts.push(text);
+      length += (numbers[2 * i] as NumberField).start.length + (text === null ? digitCount(v) : text.length) + 2;
+    }
+    // Its own memory, not a slice of Node's pool: the digits are written again in place.
+    const out = Buffer.alloc(length);
+    const fields: NumberField[] = [];
+    const values: number[] = [];
+    const ends: number[] = [];
+    const widths: number[] = [];
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      const field = numbers[2 * i] as NumberField;
+      const v = numbers[2 * i + 1] as number;
+      out.set(field.start, at);
+      at += field.start.length;
+      const text = texts[i]!;
+      if (text === null) {
+        const width = digitCount(v);
+        at += width;
+        writeDigits(out, at, v);
+        widths.push(width);
+      } else {
+        at += out.write(text, at, 'latin1');
+        widths.push(-1);
+      }
+      ends.push(at);
+      fields.push(field);
+      values.push(v);
+      out[at++] = 13;
+      out[at++] = 10;
+    }
+    this.fields = fields;
+    this.values = values;
+    this.ends = ends;
+    this.widths = widths;
+    this.kept = out;
+    return out;
+  }
 }

@@ -103,7 +103,7 @@ export class BackendSide extends AnsweringCall implements SenderHandler {
   /** The backend's status line and headers for the client (the body decides how it ends). */
   private writeHead(): void {
     this.responseStarted = true;
-    // The numbers (X-RateLimit) go apart, from kept lines: the head's other lines stay the kept ones.
+    // The numbers (X-RateLimit) go apart, as bytes: the head's other lines stay the kept ones.
     let lines = responseHeaderLines(this.respHeaders!, this.gw.headerRules, this.addedResponse ?? NONE);
     let framing: number;
     if (this.respNoBody) {
@@ -113,7 +113,7 @@ export class BackendSide extends AnsweringCall implements SenderHandler {
     } else {
       framing = this.respTotal >= 0 ? this.respTotal : BodyFraming.STREAM;
     }
-    this.x.writeHead(this.respStatus, this.respStatusText || reasonPhrase(this.respStatus), lines, framing, false, this.numberLines());
+    this.x.writeHead(this.respStatus, this.respStatusText || reasonPhrase(this.respStatus), lines, framing, false, this.responseNumbers);
   }
 
   onData(chunk: Buffer): boolean {

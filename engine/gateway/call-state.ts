@@ -4,8 +4,7 @@ import type { BodyBuffer } from '../kernel/body-buffer.js';
 import { FaultSequence } from '../../errors/fault-sequences.js';
 import { CallStage, type AuthContext, type TerminalStep, type TokenFacts, type TraceRecord } from '../kernel/call.js';
 import type { ClientSide } from '../kernel/response-writer.js';
-import type { FieldName } from '../../transport/field-values.js';
-import { numberLine } from '../../transport/number-lines.js';
+import type { NumberField, ResponseNumbers } from '../../transport/number-lines.js';
 import type { ApiRuntime, ResourceRuntime } from '../routing/api-router.js';
 import type { BackendTarget } from '../routing/backend-target.js';
 import type { ApiEndpoints } from '../routing/deployed-apis.js';
@@ -70,10 +69,10 @@ export class CallState {
   /** Some of `addedResponse` came from addResponseHeaders: the head is checked before it is written. */
   protected addedResponseUnchecked = false;
   /**
-   * Response numbers (the X-RateLimit fields), flat [name, value, ...]: a proxied head writes them from kept
-   * lines (numberLines); anything else that asks for the added headers gets them as text (extraResponseHeaders).
+   * Response numbers (the X-RateLimit fields), flat [field, value, ...]: a proxied head writes them as bytes
+   * (responseNumbers); anything else that asks for the added headers gets them as text (extraResponseHeaders).
    */
-  protected addedNumbers: (FieldName | number)[] | null = null;
+  protected addedNumbers: (NumberField | number)[] | null = null;
   /** Properties set by mediation or phases for later phases and the fault sequences. */
   properties: Map<string, unknown> | null = null;
   trace: TraceRecord | null = null;
@@ -175,7 +174,7 @@ export class CallState {
       // Asked for as pairs (a local answer, a WebSocket handshake, a check): the numbers join them as text.
       this.addedNumbers = null;
       const list = (this.addedResponse ??= []);
-      for (let i = 0; i < numbers.length; i += 2) list.push(numbers[i] as FieldName, `${numbers[i + 1] as number}`);
+      for (let i = 0; i < numbers.length; i += 2) list.push((numbers[i] as NumberField).name, `${numbers[i + 1] as number}`);
     }
     return this.addedResponse ?? NONE;
   }
@@ -187,13 +186,9 @@ export class CallState {
     this.addedResponseUnchecked = false;
   }
 
-  /** The response numbers as head lines, each from a line kept for its field's last value (number-lines.ts). */
-  protected numberLines(): string {
-    const numbers = this.addedNumbers;
-    if (numbers === null) return '';
-    let lines = '';
-    for (let i = 0; i < numbers.length; i += 2) lines += numberLine(numbers[i] as FieldName, numbers[i + 1] as number);
-    return lines;
+  /** The response numbers for a proxied head, which writes them as bytes (transport/number-lines.ts). */
+  protected get responseNumbers(): ResponseNumbers | null {
+    return this.addedNumbers;
   }
 
   addResponseHeaders(...nameValues: string[]): void {
@@ -201,8 +196,8 @@ export class CallState {
     this.addedResponseUnchecked = true;
   }
 
-  addResponseNumber(name: FieldName, value: number): void {
-    (this.addedNumbers ??= []).push(name, value);
+  addResponseNumber(field: NumberField, value: number): void {
+    (this.addedNumbers ??= []).push(field, value);
   }
 
   /** The fault sequence of the call's API (its own `fault_sequence`), else the shipped `fault`. */

@@ -1,7 +1,7 @@
 import type { ErrorEntry, FaultExtra, FaultInfo } from '../../errors/error-entry.js';
 import type { CallFacts } from '../../mediation/index.js';
 import type { BackendTransportError } from '../../transport/transport-errors.js';
-import type { FieldName } from '../../transport/field-values.js';
+import type { NumberField } from '../../transport/number-lines.js';
 import type { ApiRuntime, ResourceRuntime } from '../routing/api-router.js';
 import type { BackendTarget } from '../routing/backend-target.js';
 import type { ApiEndpoints } from '../routing/deployed-apis.js';
@@ -126,7 +126,7 @@ export interface Call {
    * A response header whose value is a number (the X-RateLimit-* fields): a checked name and digits, safe by
    * construction, so it alone does not make the head be checked again before it is written.
    */
-  addResponseNumber(name: FieldName, value: number): void;
+  addResponseNumber(field: NumberField, value: number): void;
   readonly extraBackendHeaders: readonly string[];
   readonly removedBackendHeaders: readonly string[];
   readonly extraResponseHeaders: readonly string[];

@@ -1,3 +1,4 @@
+import type { ResponseNumbers } from '../../transport/number-lines.js';
 /**
  * The client's side of a call as the call sees it: the request's normalised facts and the writer of the
  * response. The front door's ClientExchange (transport/front-door/client-exchange.ts) is the one
@@ -11,10 +12,10 @@ export interface ClientSide {
   /**
    * The status line and head. `headerLines` is `name: value\r\n` lines; `framing` is a Content-Length
    * (>= 0) or a BodyFraming (transport/front-door/client-exchange.ts). `forceClose`: the connection closes
-   * after this response. `varyingLines`: lines that change on every call (X-RateLimit-Remaining), kept
-   * apart so that the rest of the head can be the kept one.
+   * after this response. `numbers`: fields whose values change on every call (X-RateLimit-Remaining),
+   * written as bytes apart so that the rest of the head can be the kept one (transport/number-lines.ts).
    */
-  writeHead(status: number, statusText: string, headerLines: string, framing: number, forceClose?: boolean, varyingLines?: string): void;
+  writeHead(status: number, statusText: string, headerLines: string, framing: number, forceClose?: boolean, numbers?: ResponseNumbers | null): void;
   /** A piece of the body; false: the client is slow, wait for the handler's onWritable. */
   write(chunk: Buffer): boolean;
   /** The end of the response, with a last piece (or none). */

@@ -8,13 +8,13 @@ import { STATE_COUNTERS, STATE_POLICIES, type CountersState } from './messages.j
 import type { PolicySnapshot } from './policy-set.js';
 import { ThrottleEvaluator } from './throttle-evaluator.js';
 import { ThrottleReporter } from './throttle-reporter.js';
-import { fieldName } from '../../transport/field-values.js';
+import { numberField } from '../../transport/number-lines.js';
 import { turnNow } from '../../transport/event-turn.js';
 
 /** The rate-limit fields (with `[apim.throttling] rate_limit_headers`): names checked once, values numbers. */
-const RATE_LIMIT_LIMIT = fieldName('X-RateLimit-Limit');
-const RATE_LIMIT_REMAINING = fieldName('X-RateLimit-Remaining');
-const RATE_LIMIT_RESET = fieldName('X-RateLimit-Reset');
+const RATE_LIMIT_LIMIT = numberField('X-RateLimit-Limit');
+const RATE_LIMIT_REMAINING = numberField('X-RateLimit-Remaining');
+const RATE_LIMIT_RESET = numberField('X-RateLimit-Reset');
 
 /**
  * The throttle phase (after authorize, before the backend JWT): block conditions, then the API-level and

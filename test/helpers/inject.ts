@@ -14,6 +14,7 @@ import { PhaseResult, type GatewayPhase, type Pipeline } from '../../engine/kern
 import type { ClientSide, RequestFacts } from '../../engine/kernel/response-writer.js';
 import { RepeatedWarnings } from '../../engine/log/repeated-warnings.js';
 import { HeaderRules } from '../../transport/header-rules.js';
+import { NumberLines, type ResponseNumbers } from '../../transport/number-lines.js';
 import { SequenceRegistry, defaultCodecs, type SequenceSet } from '../../mediation/index.js';
 
 /** What a fake client side saw written. */
@@ -39,9 +40,10 @@ export class FakeClient implements ClientSide {
     this.clientIp = clientIp;
   }
 
-  writeHead(status: number, _statusText: string, headerLines: string, framing: number, forceClose = false, varyingLines = ''): void {
+  writeHead(status: number, _statusText: string, headerLines: string, framing: number, forceClose = false, numbers: ResponseNumbers | null = null): void {
     this.written.status = status;
-    for (const line of `${headerLines}${varyingLines}`.split('\r\n')) {
+    const numberLines = numbers === null ? '' : new NumberLines().of(numbers).toString('latin1');
+    for (const line of `${headerLines}${numberLines}`.split('\r\n')) {
       const i = line.indexOf(':');
       if (i > 0) this.written.headers.push([line.slice(0, i).toLowerCase(), line.slice(i + 1).trim()]);
     }

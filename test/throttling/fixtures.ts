@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import type http from 'node:http';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
@@ -158,10 +159,12 @@ export function getToken(httpsPort: number, clientId: string, secret: string, ex
 /** A gateway (in this process) with one secured API and one subscribed application, and a way to get its tokens. */
 export async function securedGateway(t: { teardown(fn: () => unknown): void }, o: {
   subPolicy?: string; appPolicy?: string; policies?: string; conf?: Record<string, unknown>; apiPolicy?: string; resourcePolicy?: string; files?: Record<string, string>;
+  /** The echo backend's own answers (echoBackend's `handle`). */
+  backend?: (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
 }) {
   const { echoBackend } = await import('../helpers/backends.js');
   const { startSluice } = await import('../helpers/sluice.js');
-  const be = await echoBackend(t);
+  const be = await echoBackend(t, o.backend);
   const s = await startSluice(t, o.conf ?? {}, {
     ...(o.policies ? { [`${POLICY_DIR}/test.toml`]: o.policies } : {}),
     [`${API_DIR}/secure.toml`]: throttledApi({

@@ -6,14 +6,14 @@ import { API_DIR } from '../helpers/home.js';
 import { ownIoThread } from '../helpers/own-io-thread.js';
 import { wsApiToml, wsBackend, wsOpen } from '../helpers/websockets.js';
 import { PhaseResult } from '../../engine/kernel/phase.js';
-import { fieldName } from '../../transport/field-values.js';
+import { numberField } from '../../transport/number-lines.js';
 import type { Call } from '../../engine/kernel/call.js';
 
 // The 101 that completes a WebSocket handshake carries the headers the phases added for the client (ws writes
 // them as they are). They are checked as on every HTTP answer: one no head may carry turns the handshake into
 // the 101510 fault, and the backend is never asked.
 
-const NUMBER = fieldName('X-Count');
+const NUMBER = numberField('X-Count');
 
 t.test('headers the phases added reach the 101; one no head may carry refuses the handshake before the backend is asked', async (t) => {
   const be = await wsBackend(t);

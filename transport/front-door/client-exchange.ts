@@ -4,6 +4,7 @@ import type { RequestHead } from './request-head.js';
 import type { DoorRefusal } from './refusals.js';
 import { turnNow } from '../event-turn.js';
 import { KeptJoin, KeptLine } from '../kept-line.js';
+import { NumberLines, type ResponseNumbers } from '../number-lines.js';
 
 /**
  * What an exchange, and whoever answers it, needs of its client connection (ClientConnection, which creates
@@ -83,8 +84,10 @@ function statusLine(status: number, statusText: string): string {
 const contentLengthLine = new KeptLine<number>('content-length: ');
 /** The previous response's head, while its pieces repeat (kept-line.ts). */
 const keptHead = new KeptJoin();
-/** The same without the blank line, for heads with varying lines after it. */
+/** The same without the blank line, for heads with numbers after it. */
 const keptHeadOpen = new KeptJoin('');
+/** The numbers' lines of the last head that had them (number-lines.ts). */
+const numberLines = new NumberLines();
 
 /**
  * One request and its response on a client connection (HTTP/1.1 exchanges on a connection are answered in
@@ -104,6 +107,10 @@ export class ClientExchange {
   // ---- the response ----
   /** The status line and head, kept until the first body write so that both leave in one write. */
   private headText: string | null = null;
+  /** The same as bytes when the head is a kept one (KeptJoin.bytes), else null. */
+  private headBytes: Buffer | null = null;
+  /** Numeric fields written after the head as bytes (number-lines.ts), and then the blank line. */
+  private numbers: ResponseNumbers | null = null;
   headWritten = false;
   private chunked = false;
   /** The connection closes after this response. */
@@ -155,10 +162,11 @@ export class ClientExchange {
   /**
    * The status line and head. `headerLines` is `name: value\r\n` lines (the caller's rules were applied);
    * `framing` is a Content-Length (>= 0) or a BodyFraming. Date, the framing header and Connection are
-   * added here. `varyingLines` are lines that change from call to call (X-RateLimit-Remaining): they go
-   * after the rest, which stays the kept head. Nothing is written until the first body piece or the end.
+   * added here. `numbers` are fields whose values change from call to call (X-RateLimit-Remaining): they
+   * are written as bytes after the rest, which stays the kept head. Nothing is written until the first body
+   * piece or the end.
    */
-  writeHead(status: number, statusText: string, headerLines: string, framing: number, forceClose = false, varyingLines = ''): void {
+  writeHead(status: number, statusText: string, headerLines: string, framing: number, forceClose = false, numbers: ResponseNumbers | null = null): void {
     const c = this.conn;
     if (forceClose || !this.head.keepAlive || c.draining || (!this.bodyComplete && this.head.hasBody) || this.pendingError !== null) this.closeAfter = true;
     let framingLine = '';
@@ -172,8 +180,35 @@ export class ClientExchange {
     else if (this.head.minor === 0) connection = 'connection: keep-alive\r\n';
     const line = statusLine(status, statusText);
     const date = currentDateLine();
-    this.headText = varyingLines === '' ? keptHead.of(line, headerLines, date, framingLine, connection)
-      : `${keptHeadOpen.of(line, headerLines, date, framingLine, connection)}${varyingLines}\r\n`;
+    const kept = numbers === null ? keptHead : keptHeadOpen;
+    this.headText = kept.of(line, headerLines, date, framingLine, connection);
+    this.headBytes = kept.bytes;
+    this.numbers = numbers;
+  }
+
+  /**
+   * The numbers' lines for the head about to be written (null: it has none). They are good until the next
+   * head's, so the caller copies them before it returns.
+   */
+  private takeNumberLines(): Buffer | null {
+    const numbers = this.numbers;
+    if (numbers === null) return null;
+    this.numbers = null;
+    return numberLines.of(numbers);
+  }
+
+  /** Writes the head into `out` at 0 (room made for it, `lines` and a blank line after it); returns where it ends. */
+  private putHead(out: Buffer, head: string, lines: Buffer | null): number {
+    const bytes = this.headBytes;
+    this.headBytes = null;
+    let at: number;
+    if (bytes !== null) { out.set(bytes, 0); at = bytes.length; } else at = out.write(head, 0, 'latin1');
+    if (lines !== null) {
+      out.set(lines, at);
+      at += lines.length;
+      out[at++] = 13; out[at++] = 10;
+    }
+    return at;
   }
 
   /**
@@ -188,19 +223,20 @@ export class ClientExchange {
     this.bytesOut += chunk.length;
     const head = this.headText;
     this.headText = null;
-    const headLength = head === null ? 0 : head.length;
+    const lines = head === null ? null : this.takeNumberLines();
+    const headLength = head === null ? 0 : lines === null ? head.length : head.length + lines.length + 2;
     let out: Buffer;
     if (this.chunked) {
       const size = chunk.length.toString(16);
       out = Buffer.allocUnsafe(headLength + size.length + 2 + chunk.length + 2);
-      let at = head === null ? 0 : out.write(head, 0, 'latin1');
+      let at = head === null ? 0 : this.putHead(out, head, lines);
       at += out.write(size, at, 'latin1');
       out[at++] = 13; out[at++] = 10;
       at += chunk.copy(out, at);
       out[at++] = 13; out[at] = 10;
     } else {
       out = Buffer.allocUnsafe(headLength + chunk.length);
-      const at = head === null ? 0 : out.write(head, 0, 'latin1');
+      const at = head === null ? 0 : this.putHead(out, head, lines);
       chunk.copy(out, at);
     }
     if (head !== null) this.headWritten = true;
@@ -221,10 +257,20 @@ export class ClientExchange {
     if (c.closed) { this.ended = true; c.exchangeEnded(this); return; }
     const o = c.out;
     if (chunk != null && chunk.length > 0) this.write(chunk);
-    if (this.headText !== null) {
+    const head = this.headText;
+    if (head !== null) {
       // No body was written: the head (and the empty chunked body) in one write.
-      o.writeLatin1(this.chunked ? this.headText + LAST_CHUNK : this.headText);
       this.headText = null;
+      const lines = this.takeNumberLines();
+      if (lines === null) {
+        this.headBytes = null;
+        o.writeLatin1(this.chunked ? head + LAST_CHUNK : head);
+      } else {
+        const out = Buffer.allocUnsafe(head.length + lines.length + 2 + (this.chunked ? LAST_CHUNK.length : 0));
+        const at = this.putHead(out, head, lines);
+        if (this.chunked) out.write(LAST_CHUNK, at, 'latin1');
+        o.write(out);
+      }
       this.headWritten = true;
     } else if (this.chunked) {
       o.writeLatin1(LAST_CHUNK);

@@ -7,13 +7,14 @@ import { answering, inject, phaseOf, testRuntime } from '../../helpers/inject.js
 import { ownIoThread } from '../../helpers/own-io-thread.js';
 import { PhaseResult } from '../../../engine/kernel/phase.js';
 import { fieldName } from '../../../transport/field-values.js';
+import { numberField } from '../../../transport/number-lines.js';
 import type { Call } from '../../../engine/kernel/call.js';
 
 // Response headers phases add: a number under a checked name (the X-RateLimit-* fields) is written without
 // the head being checked again; any header added from the call's own strings still makes the whole head be
 // checked, whatever came before or after it, and one that no head may carry is never written.
 
-const NUMBER = fieldName('X-Count');
+const NUMBER = numberField('X-Count');
 const addNumber = (call: Call): number => { call.addResponseNumber(NUMBER, 42); return PhaseResult.CONTINUE; };
 const addUnsafe = (call: Call): number => { call.addResponseHeaders('x-bad', 'a\r\nset-cookie: injected=1'); return PhaseResult.CONTINUE; };
 
