@@ -18,6 +18,8 @@ import { benchToken, sluiceBenchFiles } from './peers/sluice.js';
  *   CG_ACCESS_LOG  "on" keeps the access log on (default off: the io thread's own cost)
  *   CG_API     "secured": the bench's secured path (JWT + subscription + throttling, bench/peers/sluice.ts,
  *              with a token of the bench application); "jwt": JWT + subscription alone; default: pass-through
+ *   CG_BODY    bytes: each call is a POST with a body of this many bytes (default: a GET), which the
+ *              backend reads whole before it answers
  *   CG_KEEP    a directory: the callgrind output of each checkout is kept there (for callgrind_annotate),
  *              with V8's map of its compiled JavaScript (`--perf-basic-prof`) as `<name>.perf.map`: JIT
  *              addresses that callgrind_annotate prints as `???:0x...` are looked up there. It also runs
@@ -36,25 +38,31 @@ const CALLS = Number(process.env['CG_CALLS'] ?? 5000);
 const ACCESS_LOG = process.env['CG_ACCESS_LOG'] === 'on';
 const CONNECTIONS = 10;
 const API = process.env['CG_API'] ?? 'open';
+const BODY = Buffer.alloc(Number(process.env['CG_BODY'] ?? 0), 'x');
 const API_PATH = API === 'secured' ? '/throttled/1.0.0/small' : API === 'jwt' ? '/secure/1.0.0/small' : '/cg/1.0.0/small';
 
 async function backend(): Promise<{ port: number; close(): void }> {
   const body = Buffer.from('{"hello":"world","n":42}');
-  const server = http.createServer((_req, res) => { res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }); res.end(body); });
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }); res.end(body); });
+  });
   server.keepAliveTimeout = 120000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { port: (server.address() as { port: number }).port, close: () => server.close() };
 }
 
-/** `n` GETs over `CONNECTIONS` keep-alive connections, one at a time on each. */
+/** `n` GETs (POSTs with CG_BODY) over `CONNECTIONS` keep-alive connections, one at a time on each. */
 async function load(port: number, n: number, token: string | null): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   let next = 0;
   const one = (): Promise<void> => new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path: API_PATH, agent, headers: token === null ? {} : { authorization: `Bearer ${token}` } }, (res) => {
+    const headers: Record<string, string | number> = token === null ? {} : { authorization: `Bearer ${token}` };
+    if (BODY.length > 0) { headers['content-type'] = 'application/json'; headers['content-length'] = BODY.length; }
+    http.request({ host: '127.0.0.1', port, path: API_PATH, agent, method: BODY.length > 0 ? 'POST' : 'GET', headers }, (res) => {
       res.resume();
       res.on('end', () => { if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`)); else resolve(); });
-    }).on('error', reject);
+    }).on('error', reject).end(BODY.length > 0 ? BODY : undefined);
   });
   const worker = async (): Promise<void> => { while (next++ < n) await one(); };
   await Promise.all(Array.from({ length: CONNECTIONS }, worker));
@@ -79,7 +87,7 @@ async function measure(root: string, offset: number, backendPort: number): Promi
       fs.writeFileSync(path.join(home, rel), text);
     }
   }
-  fs.writeFileSync(path.join(apis, 'cg.toml'), `name = "Cg"\ncontext = "/cg"\nversion = "1.0.0"\ntype = "HTTP"\nlifecycle_state = "PUBLISHED"\nthrottling_policy = "Unlimited"\n[endpoints]\nproduction = "http://127.0.0.1:${backendPort}"\n[[resources]]\nverb = "GET"\nuri_template = "/*"\nauth_type = "None"\nthrottling_policy = "Unlimited"\n`);
+  fs.writeFileSync(path.join(apis, 'cg.toml'), `name = "Cg"\ncontext = "/cg"\nversion = "1.0.0"\ntype = "HTTP"\nlifecycle_state = "PUBLISHED"\nthrottling_policy = "Unlimited"\n[endpoints]\nproduction = "http://127.0.0.1:${backendPort}"\n[[resources]]\nverb = "${BODY.length > 0 ? 'POST' : 'GET'}"\nuri_template = "/*"\nauth_type = "None"\nthrottling_policy = "Unlimited"\n`);
   // The node flags of the CLI's shebang apply as when an operator starts it.
   const shebang = fs.readFileSync(path.join(root, 'bin/sluice.js'), 'utf8').split('\n')[0]!;
   const flags = shebang.split(/\s+/).filter((f) => f.startsWith('--'));
@@ -137,7 +145,7 @@ try {
   for (const root of roots) {
     const perCall = await measure(path.resolve(root), offset, be.port);
     offset += 10;
-    process.stdout.write(`${path.resolve(root)}: ${Math.round(perCall)} instructions per call (${CALLS} calls after ${WARMUP} of warm-up, access log ${ACCESS_LOG ? 'on' : 'off'}, ${API_PATH})\n`);
+    process.stdout.write(`${path.resolve(root)}: ${Math.round(perCall)} instructions per call (${CALLS} calls after ${WARMUP} of warm-up, access log ${ACCESS_LOG ? 'on' : 'off'}, ${BODY.length > 0 ? `POST ${BODY.length} bytes to ` : ""}${API_PATH})\n`);
   }
 } finally {
   be.close();

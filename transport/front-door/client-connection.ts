@@ -5,7 +5,7 @@ import { checkHead } from './framing.js';
 import { RequestHead } from './request-head.js';
 import { DoorRefusal, Refusal, refusalOfParseError } from './refusals.js';
 import type { DoorHandler } from './door-handler.js';
-import { endsWithBlankLine, ReadHead, type KeptRead } from './kept-read.js';
+import { ReadHead, type KeptRead } from './kept-read.js';
 import { ClientExchange, type ExchangeConnection } from './client-exchange.js';
 import { socketOut, type SocketOut } from '../direct-write.js';
 import { turnNow } from '../event-turn.js';
@@ -98,7 +98,7 @@ export class ClientConnection implements ExchangeConnection {
     // A read that repeats the kept one while the parser stands between messages: the head llhttp would give.
     const head = this.reading === Reading.IDLE && this.kept.repeats(chunk, n) && (this.clean || (this.reusable && this.parser.duration() === 0))
       ? this.kept.replay(this.cfg) : null;
-    if (head !== null) { this.clean = true; this.admitHead(head, null, false, true); } else if (!this.parse(chunk, n)) return true;
+    if (head !== null) this.replay(head, chunk, n); else if (!this.parse(chunk, n)) return true;
     const up = this.upgradeAt;
     if (up !== null) {
       this.upgradeAt = null;
@@ -117,18 +117,28 @@ export class ClientConnection implements ExchangeConnection {
 
   readonly onData = (d: Buffer): void => { this.onRead(d.length, d); };
 
+  /**
+   * A read that repeats the kept one, as llhttp would have given it: the head, then (when it has a body)
+   * one piece of the body's bytes, a copy of its own as Node's parser makes, and the message's end.
+   */
+  private replay(head: RequestHead, chunk: Buffer, n: number): void {
+    this.clean = true;
+    this.admitHead(head, null, false, true);
+    const body = this.kept.bodyOf(chunk, n);
+    if (body !== null) { this.onBody(body); this.onMessageComplete(); }
+  }
+
   /** Hands a read to llhttp (false: a parse error); keeps it when it may be replayed (kept-read.ts says when). */
   private parse(chunk: Buffer, n: number): boolean {
     const wasClean = this.clean && this.reading === Reading.IDLE;
     this.clean = false;
-    this.readHead.heads = 0;
+    const h = this.readHead;
+    h.begin();
     const r = this.parser.execute(chunk);
     if (r instanceof Error) { this.onParseError(r); return false; }
-    const h = this.readHead;
     this.upgradeEnd = r;
-    if (wasClean && h.heads === 1 && h.keepable && r === n && !this.closed && this.reading === Reading.IDLE &&
-      endsWithBlankLine(chunk, n) && this.parser.duration() === 0) {
-      this.kept.keep(chunk, n, h);
+    // Ended between messages: llhttp took the whole read, the door reads on, and no next message began.
+    if (wasClean && r === n && !this.closed && this.reading === Reading.IDLE && this.parser.duration() === 0 && this.kept.offer(chunk, n, h)) {
       this.readHead = new ReadHead(); // the kept read holds that one now
       this.clean = true;
     }
@@ -180,7 +190,7 @@ export class ClientConnection implements ExchangeConnection {
     }
     const head = new RequestHead();
     const refusal = checkHead(this.cfg, head, major, minor, raw ?? [], METHODS[method] ?? '', target ?? '', upgrade);
-    this.readHead.note(raw === headers && refusal === null && keepAlive && !upgrade && !head.hasBody, major, minor, raw, method, target);
+    this.readHead.note(raw === headers && refusal === null && keepAlive && !upgrade && !head.chunked, head.contentLength, major, minor, raw, method, target);
     return this.admitHead(head, refusal, upgrade, keepAlive);
   };
 
@@ -224,6 +234,7 @@ export class ClientConnection implements ExchangeConnection {
   }
 
   private readonly onBody = (chunk: Buffer): void => {
+    this.readHead.body += chunk.length;
     this.parsing?.deliverBody(chunk, false);
   };
 
@@ -240,16 +251,16 @@ export class ClientConnection implements ExchangeConnection {
 
   private onParseError(err: Error): void {
     const refusal = refusalOfParseError(err, this.cfg);
-    this.reading = Reading.STOPPED;
-    const x = this.parsing;
+    if (this.parsing !== null) this.refuseBody(refusal); // the body of an accepted head broke the framing
+    else { this.reading = Reading.STOPPED; this.refuseWithoutHead(refusal); }
+  }
+
+  /** The body being read cannot complete: its exchange answers `refusal`, or it waits its turn; the door reads no more. */
+  private refuseBody(refusal: DoorRefusal): void {
+    const x = this.parsing!;
     this.parsing = null;
-    if (x !== null) {
-      // The body of an accepted head broke the framing: that exchange answers it, or it waits its turn.
-      if (x.handler !== null) x.handler.onRequestError(refusal);
-      else x.pendingError = refusal;
-      return;
-    }
-    this.refuseWithoutHead(refusal);
+    this.reading = Reading.STOPPED;
+    if (x.handler !== null) x.handler.onRequestError(refusal); else x.pendingError = refusal;
   }
 
   /** A refusal before any head was accepted: an exchange of its own answers it in its turn, then the close. */
@@ -394,15 +405,8 @@ export class ClientConnection implements ExchangeConnection {
       if (this.inHead()) this.refuseTruncatedHead(); else this.destroy();
       return;
     }
-    const x = this.parsing;
-    if (x !== null && !x.bodyComplete) {
-      this.parsing = null;
-      this.reading = Reading.STOPPED;
-      const e = new DoorRefusal(Refusal.INCOMPLETE_PAYLOAD, 'The client closed its side of the connection before the request body was complete');
-      if (x.handler !== null) x.handler.onRequestError(e); else x.pendingError = e;
-      return;
-    }
-    this.destroy();
+    if (this.parsing === null || this.parsing.bodyComplete) { this.destroy(); return; }
+    this.refuseBody(new DoorRefusal(Refusal.INCOMPLETE_PAYLOAD, 'The client closed its side of the connection before the request body was complete'));
   };
 
   private readonly onSocketDrain = (): void => {
@@ -437,11 +441,7 @@ export class ClientConnection implements ExchangeConnection {
       return;
     }
     if (this.reading === Reading.BODY && this.pausedBy === null && !this.pausedForQueue && now - this.lastReadAt > t.bodyMs) {
-      const x = this.parsing!;
-      this.parsing = null;
-      this.reading = Reading.STOPPED;
-      const e = new DoorRefusal(Refusal.HEAD_TIMEOUT, 'The request body did not arrive in time');
-      if (x.handler !== null) x.handler.onRequestError(e); else x.pendingError = e;
+      this.refuseBody(new DoorRefusal(Refusal.HEAD_TIMEOUT, 'The request body did not arrive in time'));
       return;
     }
     if (active === undefined && this.idleSince !== 0 && now - this.idleSince > t.keepAliveMs) this.destroy();

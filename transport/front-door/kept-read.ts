@@ -4,9 +4,10 @@ import { METHODS } from '../sender/http-parser.js';
 import type { DoorSettings } from '../../conf/views/front-door.js';
 
 /**
- * The last client read that held exactly one whole request head and nothing else (a request without a body,
- * the connection kept alive), with what llhttp made of it. A later read that repeats it byte for byte, on a
- * connection whose parser stands between messages, is answered from it, and llhttp is not called.
+ * The last client read that held exactly one whole request and nothing else (a head, and its body when
+ * Content-Length gave it one; the connection kept alive), with what llhttp made of its head. A later read
+ * that repeats its head byte for byte and then holds exactly that many body bytes, on a connection whose
+ * parser stands between messages, is answered from it, and llhttp is not called.
  *
  * Why: steady traffic repeats its requests whole (a client polls one resource with one token), and parsing
  * a head is the largest cost of a small call that the gateway can skip. llhttp as Node builds it scans a
@@ -17,9 +18,11 @@ import type { DoorSettings } from '../../conf/views/front-door.js';
  * Why it is safe: llhttp is deterministic. From the state between two messages of a kept-alive connection
  * (every such state is the same: llhttp resets its message state when a message completes), the same bytes
  * make the same callbacks. So a read is kept only when it began at such a boundary, made exactly one head,
- * that head had no body and kept the connection alive, and the read ended with it (nothing of a next
- * message started in it); and a read is answered from it only when the connection's parser is at such a
- * boundary too (client-connection.ts decides both). The door's own rules (framing, the target's
+ * that head kept the connection alive and was not chunked, and the read ended with its message (nothing of
+ * a next message started in it); and a read is answered from it only when the connection's parser is at
+ * such a boundary too (client-connection.ts decides both). A body framed by Content-Length is bytes llhttp
+ * counts and hands over whatever they hold: after the same head, a read with exactly that many more bytes
+ * makes the same head, one body piece of those bytes and the message's end, whatever they are. The door's own rules (framing, the target's
  * normalisation) run on the kept arguments as on any head, once: the same arguments always make the same
  * head, and each replayed call gets a copy of it.
  *
@@ -27,9 +30,12 @@ import type { DoorSettings } from '../../conf/views/front-door.js';
  * what that connection's own parse would have made of them. Its size is bounded by the head limits.
  */
 export class KeptRead {
-  /** Bytes of the kept read in [0, length); -1: none kept. */
+  /** Bytes of the kept read, its head and its body; -1: none kept. */
   length = -1;
-  /** Holds the kept bytes from 0; reused while they fit. */
+  /** Bytes of its head (its first bytes), and of its body (the rest): a repeat has the same head and as much body. */
+  private headLength = 0;
+  private bodyLength = 0;
+  /** Holds the kept head's bytes from 0; reused while they fit. */
   private bytes: Buffer = Buffer.alloc(0);
   /** The arguments llhttp gave for the kept read's head (its fields as sent are read, never changed). */
   private args: ReadHead | null = null;
@@ -55,23 +61,48 @@ export class KeptRead {
     return t.copy();
   }
 
-  /** Whether the `n`-byte read in `chunk` repeats the kept one. */
+  /** Whether the `n`-byte read in `chunk` repeats the kept one: its head's bytes, and as many body bytes. */
   repeats(chunk: Buffer, n: number): boolean {
-    return n === this.length && chunk.compare(this.bytes, 0, n, 0, n) === 0;
+    const h = this.headLength;
+    return n === this.length && chunk.compare(this.bytes, 0, h, 0, h) === 0;
   }
 
-  /** Keeps `chunk` (a read of `n` bytes) and `args`, what llhttp gave for its one head (the caller lets go of them). */
-  keep(chunk: Buffer, n: number, args: ReadHead): void {
-    if (this.bytes.length < n) this.bytes = Buffer.allocUnsafeSlow(Math.max(n, 1024));
-    chunk.copy(this.bytes, 0, 0, n);
+  /**
+   * A read llhttp parsed from a boundary between messages to one (the caller says so), with what its
+   * callbacks gave (`args`): kept when it made one head that may be kept, and its body (by Content-Length)
+   * is its last bytes after a blank line. True: kept, and `args` is the kept read's now.
+   */
+  offer(chunk: Buffer, n: number, args: ReadHead): boolean {
+    const body = args.body;
+    if (args.heads !== 1 || !args.keepable || body !== (args.contentLength > 0 ? args.contentLength : 0) || !endsWithBlankLine(chunk, n - body)) return false;
+    this.keep(chunk, n, body, args);
+    return true;
+  }
+
+  /** The body of a read that repeats the kept one, a copy of its own as Node's parser makes; null: none. */
+  bodyOf(chunk: Buffer, n: number): Buffer | null {
+    const body = this.bodyLength;
+    if (body === 0) return null;
+    const piece = Buffer.allocUnsafeSlow(body);
+    chunk.copy(piece, 0, n - body, n);
+    return piece;
+  }
+
+  /** Keeps the head of `chunk` (a read of `n` bytes whose last `body` were its body) and `args`. */
+  private keep(chunk: Buffer, n: number, body: number, args: ReadHead): void {
+    const h = n - body;
+    if (this.bytes.length < h) this.bytes = Buffer.allocUnsafeSlow(Math.max(h, 1024));
+    chunk.copy(this.bytes, 0, 0, h);
     this.length = n;
+    this.headLength = h;
+    this.bodyLength = body;
     this.args = args;
     this.head = null;
   }
 }
 
-/** Whether the `n`-byte read ends with a head's blank line (CR LF CR LF). */
-export function endsWithBlankLine(chunk: Buffer, n: number): boolean {
+/** Whether the first `n` bytes of a read end with a head's blank line (CR LF CR LF). */
+function endsWithBlankLine(chunk: Buffer, n: number): boolean {
   return n >= 4 && chunk[n - 1] === 10 && chunk[n - 2] === 13 && chunk[n - 3] === 10 && chunk[n - 4] === 13;
 }
 
@@ -79,17 +110,28 @@ export function endsWithBlankLine(chunk: Buffer, n: number): boolean {
 export class ReadHead {
   /** Heads made since the read began (the connection resets it). */
   heads = 0;
-  /** The first head had no body, kept the connection alive, passed the door and came in one piece. */
+  /** The first head was not chunked, kept the connection alive, passed the door and came in one piece. */
   keepable = false;
+  /** Its Content-Length (-1: none). */
+  contentLength = -1;
+  /** Body bytes llhttp gave during the read (the connection resets it). */
+  body = 0;
   major = 0;
   minor = 0;
   headers: string[] = [];
   method = 0;
   url = '';
 
-  note(keepable: boolean, major: number, minor: number, headers: string[] | undefined, method: number, url: string | undefined): void {
+  /** A read begins. */
+  begin(): void {
+    this.heads = 0;
+    this.body = 0;
+  }
+
+  note(keepable: boolean, contentLength: number, major: number, minor: number, headers: string[] | undefined, method: number, url: string | undefined): void {
     if (++this.heads !== 1) return;
     this.keepable = keepable && headers !== undefined && url !== undefined;
+    this.contentLength = contentLength;
     this.major = major; this.minor = minor; this.headers = headers ?? []; this.method = method; this.url = url ?? '';
   }
 }
