@@ -96,9 +96,10 @@ export class GatewaySecurity {
   /**
    * The last header value and its bearer candidate: a value that repeats (the front door replays a repeated
    * read with the same strings, kept-read.ts) hands the cache the same candidate string, found by a pointer
-   * compare (token-cache.ts).
+   * compare (token-cache.ts). Only a value that is not blank is kept (null: none yet), so a repeat of it
+   * needs no blank check either.
    */
-  private lastValue = '';
+  private lastValue: string | null = null;
   private lastCandidate: string | null = null;
   private workers: Piscina | null = null;
   private introspection: Pool | null = null;
@@ -166,17 +167,17 @@ export class GatewaySecurity {
       return PhaseResult.STOP;
     }
     const value = ctx.header(s.authHeader);
-    if (value === undefined || value.trim() === '') {
-      ctx.raise(ApiHandlerError.MISSING_CREDENTIALS, { headers: [['WWW-Authenticate', this.wwwAuthenticate(null, '')]] });
-      return PhaseResult.STOP;
-    }
-    const now = turnNow();
     let candidate = this.lastCandidate;
     if (value !== this.lastValue) {
+      if (value === undefined || value.trim() === '') {
+        ctx.raise(ApiHandlerError.MISSING_CREDENTIALS, { headers: [['WWW-Authenticate', this.wwwAuthenticate(null, '')]] });
+        return PhaseResult.STOP;
+      }
       candidate = bearerCandidate(value);
       this.lastValue = value;
       this.lastCandidate = candidate;
     }
+    const now = turnNow();
     if (candidate !== null) {
       const hit = this.cache.get(candidate, now);
       if (hit !== undefined) return this.useCachedAccessToken(ctx, hit, now);

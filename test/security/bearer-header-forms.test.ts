@@ -114,3 +114,24 @@ t.test('the entry last found is never answered after the cache changed: revoked,
   t.equal(c.get('k-000004', now + 60_000), undefined, 'expired at its deadline');
   t.equal(c.get('k-000004', now), undefined, 'and dropped');
 });
+
+t.test('a blank credential is missing credentials (900902), as the first value the gateway sees and after a valid one repeats', async (t) => {
+  const be = await echoBackend(t);
+  const s = await startSecured(t, {
+    apis: { secure: securedApiToml({ name: 'AcmeSecure', context: '/secure', production: be.url }) },
+    apps: { acme: appToml({ name: 'AcmeApp', keys: [{ id: 'acme-client', secret: 'acme-secret' }], subscriptions: [{ api: 'AcmeSecure:1.0.0' }] }) },
+  });
+  const blank = async (value: string, what: string) => {
+    const r = await s.call('/secure/1.0.0/x', undefined, { headers: { authorization: value } });
+    t.equal(faultOf(r)?.code, 900902, `${JSON.stringify(value)} ${what}`);
+  };
+  // First: the phase has seen no value yet (its last value is none, not an empty one).
+  await blank('', 'before any other value');
+  await blank('', 'again');
+  await blank(' \t ', 'of whitespace');
+  const at = (await s.token('acme-client', 'acme-secret')).accessToken!;
+  for (let i = 0; i < 2; i++) t.equal((await s.call('/secure/1.0.0/x', at)).status, 200, 'a valid token, repeated');
+  await blank('', 'after the valid one');
+  t.equal((await s.call('/secure/1.0.0/x', at)).status, 200, 'the valid one again');
+  t.equal(be.seen.length, 3, 'only the valid calls reached the backend');
+});
