@@ -12,6 +12,7 @@ import type { HostPoolOptions } from './pool-options.js';
 import { socketOut } from '../direct-write.js';
 import { RequestWriter } from './request-writer.js';
 import { viewsOf, type ReadViews } from '../read-views.js';
+import { keptResponse } from './kept-response.js';
 
 const CRLF = '\r\n';
 
@@ -72,6 +73,17 @@ export class BackendConnection implements ExchangeWire {
   private views: ReadViews | null = null;
   /** `execute` is reading a view of `views.buffer` from its start (onRead). */
   private viewsOfRead = false;
+  /**
+   * llhttp stands at a response's first byte: since the connect, or since it stopped after a head with a
+   * Content-Length body to come (the body is read past it). A read may be replayed then (kept-response.ts).
+   */
+  private parserAtStart = true;
+  // The heads llhttp completed during the current parse, and the first one's arguments (kept-response.ts).
+  private parseHeads = 0;
+  private firstHeadWhole = false;
+  private firstStatus = 0;
+  private firstStatusText = '';
+  private firstFields: string[] = [];
 
   constructor(readonly pool: ConnectionPool, readBuffer: Buffer) {
     const o = pool.options;
@@ -192,8 +204,11 @@ export class BackendConnection implements ExchangeWire {
     const shared = n !== buf.length;
     if (shared && this.views?.buffer !== buf) this.views = viewsOf(buf);
     this.viewsOfRead = shared;
+    const data = shared ? this.views!.of(0, n) : buf;
     let r: number | Error;
-    try { r = this.execute(shared ? this.views!.of(0, n) : buf); } finally { this.viewsOfRead = false; }
+    try {
+      r = this.parserAtStart && this.bodyLeft < 0 && !this.skipBody && keptResponse.repeats(data, n) ? this.replay(data) : this.execute(data);
+    } finally { this.viewsOfRead = false; }
     if (typeof r !== 'number') {
       const code = (r as Error & { code?: string }).code ?? 'HPE_ERROR';
       this.fail(TransportErrorCode.NHTTP_PROTOCOL_VIOLATION, `invalid response from the backend: ${code}`);
@@ -212,12 +227,31 @@ export class BackendConnection implements ExchangeWire {
       at = this.readBody(data, 0);
       if (at === data.length || this.exchange === null) return at;
     }
+    const fromStart = at === 0 && this.parserAtStart;
+    this.parseHeads = 0;
     const r = this.parser.execute(at === 0 ? data : this.slice(data, at, data.length));
     // r: the bytes up to the end of the head when the parser stopped there (STOP_AT_HEAD). Node resumes it
     // after such a stop, so it reads the next response from its start (test/transport/response-framing).
+    this.parserAtStart = typeof r === 'number' && this.bodyLeft > 0;
     if (typeof r !== 'number' || this.bodyLeft < 0) return r;
+    // One whole head from the read's first byte, and its body ends the read: kept (kept-response.ts).
+    if (fromStart && this.parseHeads === 1 && this.firstHeadWhole && r + this.bodyLeft === data.length) {
+      keptResponse.keep(data, data.length, r, this.firstStatus, this.firstStatusText, this.firstFields, this.keepAlive);
+    }
     at += r;
     return at < data.length && this.exchange !== null ? this.readBody(data, at) : at;
+  }
+
+  /**
+   * A read that repeats the kept response, as llhttp would have given it: the head callback with the kept
+   * arguments, which stops at the head as the kept one did, and the body read past the parser.
+   */
+  private replay(data: Buffer): number {
+    const k = keptResponse;
+    const r = this.onParserHeadersComplete(1, 1, k.fields(), 0, 0, k.status, k.statusText, false, k.keepAlive);
+    // Not stopped: the exchange left during the head; llhttp would have read the body for nobody.
+    if (r !== STOP_AT_HEAD) return data.length;
+    return this.readBody(data, k.headLength);
   }
 
   /** `data[start, end)`: from the shared buffer's views while `data` is its read from the start. */
@@ -255,6 +289,12 @@ export class BackendConnection implements ExchangeWire {
     status: number, statusText: string, _upgrade: boolean, keepAlive: boolean,
   ): number => {
     let all = headers ?? [];
+    if (++this.parseHeads === 1) {
+      this.firstHeadWhole = this.headerParts === null && headers !== undefined;
+      this.firstStatus = status;
+      this.firstStatusText = statusText;
+      this.firstFields = all;
+    }
     if (this.headerParts !== null) {
       if (headers) for (let i = 0; i < headers.length; i++) this.headerParts.push(headers[i]!);
       all = this.headerParts;
