@@ -2,6 +2,7 @@ import { RequestHead } from './request-head.js';
 import { checkHead } from './framing.js';
 import { METHODS } from '../sender/http-parser.js';
 import type { DoorSettings } from '../../conf/views/front-door.js';
+import { KeptReadBytes } from '../kept-read-bytes.js';
 
 /**
  * The last client read that held exactly one whole request and nothing else (a head, and its body when
@@ -30,13 +31,10 @@ import type { DoorSettings } from '../../conf/views/front-door.js';
  * what that connection's own parse would have made of them. Its size is bounded by the head limits.
  */
 export class KeptRead {
-  /** Bytes of the kept read, its head and its body; -1: none kept. */
-  length = -1;
-  /** Bytes of its head (its first bytes), and of its body (the rest): a repeat has the same head and as much body. */
-  private headLength = 0;
+  /** The kept read's head bytes and its length (a repeat has the same head and as much body). */
+  private readonly read = new KeptReadBytes();
+  /** Bytes of its body (the read's last ones). */
   private bodyLength = 0;
-  /** Holds the kept head's bytes from 0; reused while they fit. */
-  private bytes: Buffer = Buffer.alloc(0);
   /** The arguments llhttp gave for the kept read's head (its fields as sent are read, never changed). */
   private args: ReadHead | null = null;
   /** The head the door's rules made of the kept arguments, once (client-connection.ts copies it per call). */
@@ -63,8 +61,7 @@ export class KeptRead {
 
   /** Whether the `n`-byte read in `chunk` repeats the kept one: its head's bytes, and as many body bytes. */
   repeats(chunk: Buffer, n: number): boolean {
-    const h = this.headLength;
-    return n === this.length && chunk.compare(this.bytes, 0, h, 0, h) === 0;
+    return this.read.repeats(chunk, n);
   }
 
   /**
@@ -90,11 +87,7 @@ export class KeptRead {
 
   /** Keeps the head of `chunk` (a read of `n` bytes whose last `body` were its body) and `args`. */
   private keep(chunk: Buffer, n: number, body: number, args: ReadHead): void {
-    const h = n - body;
-    if (this.bytes.length < h) this.bytes = Buffer.allocUnsafeSlow(Math.max(h, 1024));
-    chunk.copy(this.bytes, 0, 0, h);
-    this.length = n;
-    this.headLength = h;
+    this.read.hold(chunk, n, n - body);
     this.bodyLength = body;
     this.args = args;
     this.head = null;

@@ -1,3 +1,5 @@
+import { KeptReadBytes } from '../kept-read-bytes.js';
+
 /**
  * The last backend read that was exactly one whole response with a Content-Length body, with what llhttp
  * gave for its head. A later read that repeats its head byte for byte and holds exactly as many body bytes,
@@ -18,12 +20,8 @@
  * size is bounded by the response head limit.
  */
 export class KeptResponse {
-  /** Bytes of the kept read, head and body; -1: none kept. */
-  private length = -1;
-  /** Bytes of its head (its first bytes); the rest is its body. */
-  headLength = 0;
-  /** Holds the kept head's bytes from 0; reused while they fit. */
-  private bytes: Buffer = Buffer.alloc(0);
+  /** The kept read's head bytes and its length (a repeat has the same head and as much body). */
+  private readonly read = new KeptReadBytes();
   /** What llhttp gave for the head (the fields as received: each replay gets a copy). */
   status = 0;
   statusText = '';
@@ -34,8 +32,12 @@ export class KeptResponse {
 
   /** Whether the `n`-byte read in `chunk` repeats the kept one: its head's bytes, and as many body bytes. */
   repeats(chunk: Buffer, n: number): boolean {
-    const h = this.headLength;
-    return n === this.length && chunk.compare(this.bytes, 0, h, 0, h) === 0;
+    return this.read.repeats(chunk, n);
+  }
+
+  /** Bytes of the kept head (the body follows them). */
+  get headLength(): number {
+    return this.read.headLength;
   }
 
   /** The kept head's fields, a copy of their own for the call (a mediation may rewrite them). */
@@ -46,10 +48,7 @@ export class KeptResponse {
 
   /** Keeps the first `headLength` bytes of the `n`-byte read in `chunk` and the head's arguments. */
   keep(chunk: Buffer, n: number, headLength: number, status: number, statusText: string, headers: readonly string[], keepAlive: boolean): void {
-    if (this.bytes.length < headLength) this.bytes = Buffer.allocUnsafeSlow(Math.max(headLength, 1024));
-    chunk.copy(this.bytes, 0, 0, headLength);
-    this.length = n;
-    this.headLength = headLength;
+    this.read.hold(chunk, n, headLength);
     this.status = status;
     this.statusText = statusText;
     this.headers = headers.slice();
