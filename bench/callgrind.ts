@@ -145,7 +145,7 @@ try {
   for (const root of roots) {
     const perCall = await measure(path.resolve(root), offset, be.port);
     offset += 10;
-    process.stdout.write(`${path.resolve(root)}: ${Math.round(perCall)} instructions per call (${CALLS} calls after ${WARMUP} of warm-up, access log ${ACCESS_LOG ? 'on' : 'off'}, ${BODY.length > 0 ? `POST ${BODY.length} bytes to ` : ""}${API_PATH})\n`);
+    process.stdout.write(`${path.resolve(root)}: ${Math.round(perCall)} instructions per call (${CALLS} calls after ${WARMUP} of warm-up, access log ${ACCESS_LOG ? 'on' : 'off'}, ${BODY.length > 0 ? `POST ${BODY.length} bytes to ` : ''}${API_PATH})\n`);
   }
 } finally {
   be.close();

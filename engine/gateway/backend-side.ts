@@ -113,7 +113,7 @@ export class BackendSide extends AnsweringCall implements SenderHandler {
     } else {
       framing = this.respTotal >= 0 ? this.respTotal : BodyFraming.STREAM;
     }
-    this.x.writeHead(this.respStatus, this.respStatusText || reasonPhrase(this.respStatus), lines, framing, false, this.responseNumbers);
+    this.x.writeHead(this.respStatus, this.respStatusText || reasonPhrase(this.respStatus), lines, framing, false, this.addedNumbers);
   }
 
   onData(chunk: Buffer): boolean {

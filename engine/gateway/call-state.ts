@@ -4,7 +4,7 @@ import type { BodyBuffer } from '../kernel/body-buffer.js';
 import { FaultSequence } from '../../errors/fault-sequences.js';
 import { CallStage, type AuthContext, type TerminalStep, type TokenFacts, type TraceRecord } from '../kernel/call.js';
 import type { ClientSide } from '../kernel/response-writer.js';
-import type { NumberField, ResponseNumbers } from '../../transport/number-lines.js';
+import type { NumberField } from '../../transport/number-lines.js';
 import type { ApiRuntime, ResourceRuntime } from '../routing/api-router.js';
 import type { BackendTarget } from '../routing/backend-target.js';
 import type { ApiEndpoints } from '../routing/deployed-apis.js';
@@ -70,7 +70,7 @@ export class CallState {
   protected addedResponseUnchecked = false;
   /**
    * Response numbers (the X-RateLimit fields), flat [field, value, ...]: a proxied head writes them as bytes
-   * (responseNumbers); anything else that asks for the added headers gets them as text (extraResponseHeaders).
+   * (transport/number-lines.ts); anything else that asks for the added headers gets them as text (extraResponseHeaders).
    */
   protected addedNumbers: (NumberField | number)[] | null = null;
   /** Properties set by mediation or phases for later phases and the fault sequences. */
@@ -184,11 +184,6 @@ export class CallState {
     this.addedResponse = null;
     this.addedNumbers = null;
     this.addedResponseUnchecked = false;
-  }
-
-  /** The response numbers for a proxied head, which writes them as bytes (transport/number-lines.ts). */
-  protected get responseNumbers(): ResponseNumbers | null {
-    return this.addedNumbers;
   }
 
   addResponseHeaders(...nameValues: string[]): void {

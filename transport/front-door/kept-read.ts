@@ -23,9 +23,9 @@ import { KeptReadBytes } from '../kept-read-bytes.js';
  * a next message started in it); and a read is answered from it only when the connection's parser is at
  * such a boundary too (client-connection.ts decides both). A body framed by Content-Length is bytes llhttp
  * counts and hands over whatever they hold: after the same head, a read with exactly that many more bytes
- * makes the same head, one body piece of those bytes and the message's end, whatever they are. The door's own rules (framing, the target's
- * normalisation) run on the kept arguments as on any head, once: the same arguments always make the same
- * head, and each replayed call gets a copy of it.
+ * makes the same head, one body piece of those bytes and the message's end, whatever they are. The door's
+ * own rules (framing, the target's normalisation) run on the kept arguments as on any head, once: the same
+ * arguments always make the same head, and each replayed call gets a copy of it.
  *
  * One per front door (io thread): a kept read of one connection serves the same bytes on another, which is
  * what that connection's own parse would have made of them. Its size is bounded by the head limits.

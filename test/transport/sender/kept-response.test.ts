@@ -1,9 +1,8 @@
 import t from 'tap';
-import net from 'node:net';
 import pino from 'pino';
 import { startSluice } from '../../helpers/sluice.js';
 import { API_DIR, apiToml } from '../../helpers/home.js';
-import { request } from '../../helpers/backends.js';
+import { rawBackend, request } from '../../helpers/backends.js';
 import { ownIoThread } from '../../helpers/own-io-thread.js';
 import { keptResponse } from '../../../transport/sender/kept-response.js';
 
@@ -23,15 +22,9 @@ const answer = (body: string, extra = ''): string =>
  * line and its number), written 40 ms apart so that each is a read of its own.
  */
 async function handWrittenBackend(t: { teardown(fn: () => unknown): void }, plan: (line: string, n: number) => string[]): Promise<{ url: string; connections: () => number }> {
-  let count = 0;
   let n = 0;
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((s) => {
-    count++;
-    sockets.add(s);
+  return rawBackend(t, (s) => {
     s.setNoDelay(true);
-    s.on('close', () => sockets.delete(s));
-    s.on('error', () => {});
     let pending = '';
     let chain = Promise.resolve();
     s.on('data', (d: Buffer) => {
@@ -50,10 +43,6 @@ async function handWrittenBackend(t: { teardown(fn: () => unknown): void }, plan
       }
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as net.AddressInfo).port;
-  t.teardown(() => new Promise<void>((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }));
-  return { url: `http://127.0.0.1:${port}`, connections: () => count };
 }
 
 async function gateway(t: Parameters<typeof startSluice>[0], backendUrl: string): Promise<number> {
