@@ -1,6 +1,7 @@
 import type net from 'node:net';
 import { getSystemErrorName } from 'node:util';
 import { endTurnSoon, setTurnWriterFlush } from './event-turn.js';
+import { turnArena } from './turn-arena.js';
 
 /**
  * A connection's writer: the bytes given during one turn of the event loop leave at its end, in one write
@@ -100,6 +101,13 @@ function onDirectWriteComplete(this: WriteReq, status: number): void {
 export interface SocketOut {
   /** Writes `data`; false when the socket is full (wait for the drain). `data` must not be reused. */
   write(data: Buffer): boolean;
+  /**
+   * `n` bytes to fill and give to `write` before this callback returns, and never keep: memory of the
+   * turn (turn-arena.ts) when the writer will send it before the turn ends, else a Buffer of its own.
+   */
+  scratch(n: number): Buffer;
+  /** Writes a copy of `bytes`, a view that is only lent (valid during this callback). */
+  writeLent(bytes: Uint8Array): boolean;
   /** Writes a string byte per character (latin1). */
   writeLatin1(text: string): boolean;
   /** Writes pieces in order: strings byte per character, Buffers not reused. */
@@ -128,6 +136,8 @@ function endOfTurn(): void {
     try { w.flush(); } catch (err) { w.socket.destroy(err as Error); }
   }
   due.length = 0;
+  // Every piece of the turn was sent at once, or its region retired (DirectWriter.dispatched).
+  turnArena.endTurn();
 }
 setTurnWriterFlush(endOfTurn);
 
@@ -160,6 +170,14 @@ abstract class TurnWriter implements SocketOut {
     this.parts.push(text);
     return this.gathered(text.length);
   }
+
+  writeLent(bytes: Uint8Array): boolean {
+    const copy = this.scratch(bytes.length);
+    copy.set(bytes, 0);
+    return this.write(copy);
+  }
+
+  abstract scratch(n: number): Buffer;
 
   writev(parts: readonly (string | Buffer)[]): boolean {
     let n = 0;
@@ -202,6 +220,9 @@ abstract class TurnWriter implements SocketOut {
 export class StreamOut extends TurnWriter {
   protected send(parts: (string | Buffer)[]): void { streamSend(this.socket, parts); }
 
+  /** The stream keeps what it cannot send at once, by reference: a Buffer of its own. */
+  scratch(n: number): Buffer { return Buffer.allocUnsafe(n); }
+
   get needsDrain(): boolean { return this.socket.writableNeedDrain; }
 }
 
@@ -243,6 +264,14 @@ export class DirectWriter extends TurnWriter {
     super(socket);
   }
 
+  /**
+   * Memory of the turn while this writer's bytes will leave in a direct write (the usual case); a Buffer of
+   * its own while the socket pushes back or the stream holds bytes, as what is written then waits.
+   */
+  scratch(n: number): Buffer {
+    return this.pending === 0 && this.handle() !== null ? turnArena.take(n) : Buffer.allocUnsafe(n);
+  }
+
   /** The handle, when a direct write may be made now; null sends the bytes through the stream. */
   private handle(): StreamHandle | null {
     const s = this.socket as net.Socket & { _handle: StreamHandle | null };
@@ -253,7 +282,12 @@ export class DirectWriter extends TurnWriter {
   protected send(parts: (string | Buffer)[]): void {
     const h = this.handle();
     if (h === null) {
-      // The stream holds bytes (given before a flush) or is not connected yet: behind them, through it.
+      // The stream holds bytes (given before a flush) or is not connected yet: behind them, through it. It
+      // keeps them by reference, so pieces of the turn's memory go as copies of their own.
+      for (let i = 0; i < parts.length; i++) {
+        const p = parts[i]!;
+        if (typeof p !== 'string' && turnArena.holds(p)) parts[i] = Buffer.from(p);
+      }
       streamSend(this.socket, parts);
       return;
     }
@@ -281,7 +315,13 @@ export class DirectWriter extends TurnWriter {
       return;
     }
     if (this.timed) refreshTimeout(this.socket);
-    if (streamBaseState[LAST_WRITE_WAS_ASYNC] === 0) { spareReq = req; return; }
+    if (streamBaseState[LAST_WRITE_WAS_ASYNC] === 0) {
+      spareReq = req;
+      if (data !== null && !Array.isArray(data)) turnArena.release(data);
+      return;
+    }
+    // libuv keeps what the kernel did not take, by reference: the turn's memory in it must not be reused.
+    if (data !== null && holdsTurnMemory(data)) turnArena.retire();
     req.owner = this;
     req.buffer = data;
     this.pending++;
@@ -291,6 +331,16 @@ export class DirectWriter extends TurnWriter {
   get needsDrain(): boolean {
     return this.pending !== 0 || this.socket.writableNeedDrain;
   }
+}
+
+/** Whether a direct write's data has pieces of the turn's memory (turn-arena.ts). */
+function holdsTurnMemory(data: Buffer | (string | Buffer)[]): boolean {
+  if (!Array.isArray(data)) return turnArena.holds(data);
+  for (let i = 0; i < data.length; i++) {
+    const p = data[i]!;
+    if (typeof p !== 'string' && turnArena.holds(p)) return true;
+  }
+  return false;
 }
 
 /**

@@ -23,7 +23,10 @@ import { requestTooLarge } from './safety-faults.js';
 export class MessageContext extends BackendSide implements Call, ExchangeHandler {
   // ---- request body from the client ----------------------------------------------------------------
 
-  /** ExchangeHandler: a piece of the request body (a Buffer of our own) from the front door. */
+  /**
+   * ExchangeHandler: a piece of the request body from the front door, only lent (valid during this call):
+   * the backend exchange copies what it cannot send in this turn, and what the call holds is a copy.
+   */
   onRequestBody(chunk: Buffer | null, isLast: boolean): void {
     if (this.finished) return;
     if (chunk !== null) this.reqBytes += chunk.length;
@@ -36,11 +39,12 @@ export class MessageContext extends BackendSide implements Call, ExchangeHandler
     }
     if (chunk !== null && chunk.length > 0) {
       const held = (this.body ??= new BodyBuffer());
+      const copy = Buffer.from(chunk);
       if (this.bufferWholeBody) {
         // Held whole: refused as soon as it passes the cap (chunked, or more bytes than its Content-Length said).
         const limit = this.requestBodyLimit();
-        if (!held.push(chunk, limit)) { this.bodyTooLarge(limit); return; }
-      } else if (!held.push(chunk, this.gw.ioBufferSize * 4)) {
+        if (!held.push(copy, limit)) { this.bodyTooLarge(limit); return; }
+      } else if (!held.push(copy, this.gw.ioBufferSize * 4)) {
         // Unless the whole body is wanted, hold no more than a few buffers' worth before dispatch.
         this.pauseClient();
       }

@@ -35,7 +35,10 @@ export interface ExchangeConnection {
 
 /** What the one who answers an exchange (the gateway's MessageContext) hears from it. */
 export interface ExchangeHandler {
-  /** A piece of the request body (a fresh Buffer, the handler may keep it); `last` on the final one. */
+  /**
+   * A piece of the request body, only lent: valid during this call (it may be a view of the connection's
+   * read buffer, which the next read fills), so a handler that keeps it keeps a copy; `last` on the final one.
+   */
   onRequestBody(chunk: Buffer | null, last: boolean): void;
   /** The request's body broke the framing rules after its head was accepted: answer `r` if nothing is out yet. */
   onRequestError(r: DoorRefusal): void;
@@ -139,7 +142,8 @@ export class ClientExchange {
     if (last) this.bodyComplete = true;
     const h = this.handler;
     if (h !== null) { h.onRequestBody(chunk, last); return; }
-    if (chunk !== null) { (this.early ??= []).push(chunk); this.conn.queuedBytes += chunk.length; }
+    // The piece is only lent (a view of the read buffer): what waits for the handler is a copy.
+    if (chunk !== null) { (this.early ??= []).push(Buffer.from(chunk)); this.conn.queuedBytes += chunk.length; }
     if (last) this.earlyEnd = true;
   }
 
@@ -214,8 +218,9 @@ export class ClientExchange {
   /**
    * A piece of the response body; false when the client's socket is full (wait for onWritable). The piece
    * may be a view of a buffer that is reused after this call (the sender's read buffer): the socket keeps a
-   * reference to what it cannot send at once, so what goes to it is always a copy of our own, made once with
-   * the head and the chunk framing around it (one write, one system call).
+   * reference to what it cannot send at once, so what goes to it is always a copy, made once with the head
+   * and the chunk framing around it (one write, one system call), in the writer's memory of the turn
+   * (SocketOut.scratch: no allocation while the client takes what it is sent).
    */
   write(chunk: Buffer): boolean {
     if (this.ended || this.conn.closed) return true;
@@ -228,16 +233,17 @@ export class ClientExchange {
     let out: Buffer;
     if (this.chunked) {
       const size = chunk.length.toString(16);
-      out = Buffer.allocUnsafe(headLength + size.length + 2 + chunk.length + 2);
+      out = this.conn.out.scratch(headLength + size.length + 2 + chunk.length + 2);
       let at = head === null ? 0 : this.putHead(out, head, lines);
       at += out.write(size, at, 'latin1');
       out[at++] = 13; out[at++] = 10;
-      at += chunk.copy(out, at);
+      out.set(chunk, at);
+      at += chunk.length;
       out[at++] = 13; out[at] = 10;
     } else {
-      out = Buffer.allocUnsafe(headLength + chunk.length);
+      out = this.conn.out.scratch(headLength + chunk.length);
       const at = head === null ? 0 : this.putHead(out, head, lines);
-      chunk.copy(out, at);
+      out.set(chunk, at);
     }
     if (head !== null) this.headWritten = true;
     return this.send(out);
@@ -266,7 +272,7 @@ export class ClientExchange {
         this.headBytes = null;
         o.writeLatin1(this.chunked ? head + LAST_CHUNK : head);
       } else {
-        const out = Buffer.allocUnsafe(head.length + lines.length + 2 + (this.chunked ? LAST_CHUNK.length : 0));
+        const out = o.scratch(head.length + lines.length + 2 + (this.chunked ? LAST_CHUNK.length : 0));
         const at = this.putHead(out, head, lines);
         if (this.chunked) out.write(LAST_CHUNK, at, 'latin1');
         o.write(out);

@@ -92,12 +92,15 @@ export class Exchange {
     this.conn = null;
   }
 
-  /** Writes part of the request body. False: wait for `onDrain` before writing more. */
+  /**
+   * Writes part of the request body. False: wait for `onDrain` before writing more. The piece may be only
+   * lent (a view of the front door's read buffer): what waits for the connection is a copy.
+   */
   write(chunk: Buffer): boolean {
     if (this.body !== RequestBody.OPEN || this.isFinished) return true;
     const conn = this.conn;
     if (conn === null) {
-      (this.pending ??= []).push(chunk);
+      (this.pending ??= []).push(Buffer.from(chunk));
       this.pendingBytes += chunk.length;
       return this.pendingBytes < this.pool.options.ioBufferSize;
     }

@@ -41,20 +41,34 @@ export class RequestWriter {
     return out.write(head, 'latin1');
   }
 
+  /**
+   * A piece of the body, which may be only lent (a view of the front door's read buffer, valid during this
+   * call): the direct writer copies it into its memory of the turn, and a stream, which keeps what it cannot
+   * send at once, is given a copy of its own.
+   */
   writeBody(chunk: Buffer, mode: BodyMode): boolean {
+    const direct = this.direct;
     if (mode === BodyMode.CHUNKED) {
       if (chunk.length === 0) return true;
-      const size = chunk.length.toString(16) + CRLF;
-      if (this.direct !== null) return this.direct.writev([size, chunk, CRLF]);
+      const size = chunk.length.toString(16);
+      if (direct !== null) {
+        const out = direct.scratch(size.length + 2 + chunk.length + 2);
+        let at = out.write(size, 0, 'latin1');
+        out[at++] = 13; out[at++] = 10;
+        out.set(chunk, at);
+        at += chunk.length;
+        out[at++] = 13; out[at] = 10;
+        return direct.write(out);
+      }
       const out = this.out;
       out.cork();
-      out.write(size, 'latin1');
-      out.write(chunk);
+      out.write(size + CRLF, 'latin1');
+      out.write(Buffer.from(chunk));
       const ok = out.write(CRLF, 'latin1');
       out.uncork();
       return ok;
     }
-    return this.direct !== null ? this.direct.write(chunk) : this.out.write(chunk);
+    return direct !== null ? direct.writeLent(chunk) : this.out.write(Buffer.from(chunk));
   }
 
   /** The request's end: the last chunk of a chunked body. */
