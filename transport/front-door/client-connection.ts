@@ -1,11 +1,11 @@
 import type net from 'node:net';
-import { HTTPParser, METHODS, STOP_AT_HEAD, kOnBody, kOnHeaders, kOnHeadersComplete, kOnMessageBegin, kOnMessageComplete, type LlhttpParser } from '../sender/http-parser.js';
+import { STOP_AT_HEAD } from '../sender/http-parser.js';
 import type { DoorConfig } from '../../conf/views/front-door.js';
-import { checkHead } from './framing.js';
 import { RequestHead } from './request-head.js';
 import { DoorRefusal, Refusal, refusalOfParseError } from './refusals.js';
 import type { DoorHandler } from './door-handler.js';
-import { ReadHead, type KeptRead } from './kept-read.js';
+import type { KeptRead } from './kept-read.js';
+import { RequestReader } from './request-reader.js';
 import { ClientExchange, type ExchangeConnection } from './client-exchange.js';
 import { socketOut, type SocketOut } from '../direct-write.js';
 import { turnNow } from '../event-turn.js';
@@ -13,31 +13,20 @@ import { viewsOf, type ReadViews } from '../read-views.js';
 import { LINGER_IDLE_MS, LINGER_MAX_MS, Reading } from './connection-state.js';
 
 /**
- * One client connection of the gateway: Node's llhttp reads requests from it strictly, the front door's
- * rules judge each head (framing.ts), and the exchanges are answered one at a time, in order. Requests a
- * client pipelines are parsed ahead (bounded) and wait their turn with their bodies.
+ * One client connection of the gateway: Node's llhttp reads requests from it strictly (request-reader.ts,
+ * the reading half), the front door's rules judge each head (framing.ts), and the exchanges are answered one
+ * at a time, in order. Requests a client pipelines are parsed ahead (bounded) and wait their turn with their
+ * bodies.
  */
-export class ClientConnection implements ExchangeConnection {
-  private readonly parser: LlhttpParser = new HTTPParser();
+export class ClientConnection extends RequestReader implements ExchangeConnection {
   /** [0] is the exchange being answered; the rest were parsed ahead and wait. */
   private readonly queue: ClientExchange[] = [];
-  /** The exchange whose body the parser is reading; null between messages. */
-  private parsing: ClientExchange | null = null;
-  private reading: Reading = Reading.IDLE;
-  /** The parser calls onMessageComplete: only while the message being read has a body. */
-  private completeHooked = false;
-  /** The first message has begun: from then on the parser's message clock is set (`inHead`). */
-  private begun = false;
-  private headerParts: string[] | null = null;
-  private urlPart = '';
   /** A WebSocket upgrade's head was just parsed: the parse stops there, after `upgradeEnd` bytes. */
   private upgradeAt: ClientExchange | null = null;
-  private upgradeEnd = 0;
   /** Bytes that came after an upgrade request's head (the first WebSocket frames). */
   upgradeRest: Buffer | null = null;
   /** The socket was handed over (WebSocket): the door no longer reads or writes it. */
   upgraded = false;
-  closed = false;
   /** The gateway is stopping: the current exchange is the last one. */
   draining = false;
   private clientEnded = false;
@@ -45,15 +34,9 @@ export class ClientConnection implements ExchangeConnection {
   private lingerSince = 0;
   private pausedBy: ClientExchange | null = null;
   private views: ReadViews | null = null; // of the buffer the socket's reads arrive in (read-views.ts)
-  /** The parser is known to stand between messages: since the open, or after a read kept or replayed (kept-read.ts). */
-  private clean = true;
-  /** The last head kept the connection alive and asked no upgrade: llhttp takes a next message after it. */
-  private reusable = true;
-  private readHead = new ReadHead();
   private pausedForQueue = false;
   queuedBytes = 0;
   // ---- timeouts (checked by the front door's sweeper) ----
-  private headStartedAt: number;
   private lastReadAt: number;
   private idleSince = 0;
   private drainWaitSince = 0;
@@ -63,19 +46,10 @@ export class ClientConnection implements ExchangeConnection {
 
   constructor(
     readonly socket: net.Socket, readonly secure: boolean, readonly remoteAddress: string,
-    private readonly cfg: DoorConfig, private readonly handler: DoorHandler, private readonly kept: KeptRead,
+    cfg: DoorConfig, private readonly handler: DoorHandler, kept: KeptRead,
   ) {
-    const p = this.parser;
-    // The limit llhttp applies counts the request line too: the target's own limit is checked after.
-    p.initialize(HTTPParser.REQUEST, {}, cfg.maxTargetBytes + cfg.maxHeaderBytes, 0);
-    // Only the connection's first message-begin calls back: it sets the parser's own clock of the current
-    // message, which `inHead` reads from then on (llhttp leaves it unset before). A callback per message
-    // costs a crossing from C++ into JavaScript on every call (docs/performance.md).
-    p[kOnMessageBegin] = this.onFirstMessageBegin;
-    p[kOnHeaders] = this.onHeaders;
-    p[kOnHeadersComplete] = this.onHeadersComplete;
-    p[kOnBody] = this.onBody;
-    this.headStartedAt = this.lastReadAt = Date.now();
+    super(cfg, kept);
+    this.lastReadAt = this.headStartedAt;
     socket.on('error', this.onSocketError);
     socket.on('close', this.onSocketClose);
     socket.on('end', this.onSocketEnd);
@@ -117,85 +91,8 @@ export class ClientConnection implements ExchangeConnection {
 
   readonly onData = (d: Buffer): void => { this.onRead(d.length, d); };
 
-  /**
-   * A read that repeats the kept one, as llhttp would have given it: the head, then (when it has a body)
-   * one piece of the body's bytes, a copy of its own as Node's parser makes, and the message's end.
-   */
-  private replay(head: RequestHead, chunk: Buffer, n: number): void {
-    this.clean = true;
-    this.admitHead(head, null, false, true);
-    const body = this.kept.bodyOf(chunk, n);
-    if (body !== null) { this.onBody(body); this.onMessageComplete(); }
-  }
-
-  /** Hands a read to llhttp (false: a parse error); keeps it when it may be replayed (kept-read.ts says when). */
-  private parse(chunk: Buffer, n: number): boolean {
-    const wasClean = this.clean && this.reading === Reading.IDLE;
-    this.clean = false;
-    const h = this.readHead;
-    h.begin();
-    const r = this.parser.execute(chunk);
-    if (r instanceof Error) { this.onParseError(r); return false; }
-    this.upgradeEnd = r;
-    // Ended between messages: llhttp took the whole read, the door reads on, and no next message began.
-    if (wasClean && r === n && !this.closed && this.reading === Reading.IDLE && this.parser.duration() === 0 && this.kept.offer(chunk, n, h)) {
-      this.readHead = new ReadHead(); // the kept read holds that one now
-      this.clean = true;
-    }
-    return true;
-  }
-
-  // ---- llhttp ----------------------------------------------------------------------------------------
-
-  private readonly onFirstMessageBegin = (): number => {
-    this.parser[kOnMessageBegin] = undefined;
-    this.begun = true;
-    this.reading = Reading.HEAD;
-    this.headStartedAt = turnNow();
-    return 0;
-  };
-
-  /**
-   * Whether a request head is being read: the first one by the door's own state, a later one by the
-   * parser's (its message clock runs from a message's first byte and is 0 once the message is complete;
-   * a head ends in BODY, STOPPED, or a message complete at once).
-   */
-  private inHead(): boolean {
-    if (this.reading === Reading.HEAD) return true;
-    return this.reading === Reading.IDLE && this.begun && this.parser.duration() !== 0 && !this.parser.headersCompleted();
-  }
-
-  /** Milliseconds inside the current head (`inHead`). */
-  private headMs(now: number): number {
-    return this.reading === Reading.HEAD ? now - this.headStartedAt : this.parser.duration();
-  }
-
-  /** More than 32 fields, or a head split across reads: llhttp hands the fields over in parts. */
-  private readonly onHeaders = (headers: string[], url: string): void => {
-    if (this.reading !== Reading.HEAD && this.reading !== Reading.IDLE) return; // trailers of a chunked body: not forwarded
-    if (this.headerParts === null) this.headerParts = headers.slice();
-    else for (let i = 0; i < headers.length; i++) this.headerParts.push(headers[i]!);
-    this.urlPart += url;
-  };
-
-  private readonly onHeadersComplete = (major: number, minor: number, headers: string[] | undefined, method: number, url: string | undefined,
-    _status: number, _text: string, upgrade: boolean, keepAlive: boolean): number => {
-    let raw = headers;
-    let target = url;
-    if (this.headerParts !== null) {
-      raw = headers === undefined ? this.headerParts : this.headerParts.concat(headers);
-      target = this.urlPart + (url ?? '');
-      this.headerParts = null;
-      this.urlPart = '';
-    }
-    const head = new RequestHead();
-    const refusal = checkHead(this.cfg, head, major, minor, raw ?? [], METHODS[method] ?? '', target ?? '', upgrade);
-    this.readHead.note(raw === headers && refusal === null && keepAlive && !upgrade && !head.chunked, head.contentLength, major, minor, raw, method, target);
-    return this.admitHead(head, refusal, upgrade, keepAlive);
-  };
-
   /** The connection's next exchange, from a head the door judged (`refusal` null: it passed). */
-  private admitHead(head: RequestHead, refusal: DoorRefusal | null, upgrade: boolean, keepAlive: boolean): number {
+  protected admitHead(head: RequestHead, refusal: DoorRefusal | null, upgrade: boolean, keepAlive: boolean): number {
     head.keepAlive = keepAlive && !this.draining;
     this.reusable = keepAlive && !upgrade;
     const x = new ClientExchange(this, head);
@@ -211,10 +108,14 @@ export class ClientConnection implements ExchangeConnection {
       return STOP_AT_HEAD;
     }
     if (upgrade) head.keepAlive = false; // an Upgrade the gateway ignores: llhttp reads no further request
+    let stop = 0;
     if (head.hasBody) {
       this.reading = Reading.BODY;
       this.parsing = x;
-      this.hookComplete(true);
+      // A Content-Length body on a connection that goes on is read past llhttp (readBody), after a stop here.
+      const past = !head.chunked && keepAlive && !upgrade;
+      if (past) { this.bodyLeft = head.contentLength; stop = STOP_AT_HEAD; }
+      this.hookComplete(!past);
     } else {
       // llhttp completes a message without a body right after its head, in this same execute: nothing is
       // left for its callback to do.
@@ -224,32 +125,10 @@ export class ClientConnection implements ExchangeConnection {
       this.hookComplete(false);
     }
     if (this.queue[0] === x) this.activate(x);
-    return 0;
+    return stop;
   }
 
-  private hookComplete(on: boolean): void {
-    if (this.completeHooked === on) return;
-    this.completeHooked = on;
-    this.parser[kOnMessageComplete] = on ? this.onMessageComplete : undefined;
-  }
-
-  private readonly onBody = (chunk: Buffer): void => {
-    this.readHead.body += chunk.length;
-    this.parsing?.deliverBody(chunk, false);
-  };
-
-  /** The end of a request body (hooked only while one is read: onHeadersComplete). */
-  private readonly onMessageComplete = (): void => {
-    const x = this.parsing;
-    // A refused or upgraded head also completes its message (STOP_AT_HEAD): the door reads no further.
-    if (this.reading === Reading.STOPPED || x === null) return;
-    this.parsing = null;
-    this.reading = Reading.IDLE;
-    this.headStartedAt = 0;
-    x.deliverBody(null, true);
-  };
-
-  private onParseError(err: Error): void {
+  protected onParseError(err: Error): void {
     const refusal = refusalOfParseError(err, this.cfg);
     if (this.parsing !== null) this.refuseBody(refusal); // the body of an accepted head broke the framing
     else { this.reading = Reading.STOPPED; this.refuseWithoutHead(refusal); }

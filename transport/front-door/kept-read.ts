@@ -76,13 +76,13 @@ export class KeptRead {
     return true;
   }
 
-  /** The body of a read that repeats the kept one, a copy of its own as Node's parser makes; null: none. */
+  /**
+   * The body of a read that repeats the kept one, as a view of the read (body pieces are lent to the
+   * handler: ExchangeHandler.onRequestBody); null: none.
+   */
   bodyOf(chunk: Buffer, n: number): Buffer | null {
     const body = this.bodyLength;
-    if (body === 0) return null;
-    const piece = Buffer.allocUnsafeSlow(body);
-    chunk.copy(piece, 0, n - body, n);
-    return piece;
+    return body === 0 ? null : chunk.subarray(n - body, n);
   }
 
   /** Keeps the head of `chunk` (a read of `n` bytes whose last `body` were its body) and `args`. */
