@@ -1,7 +1,7 @@
 import type net from 'node:net';
 import { getSystemErrorName } from 'node:util';
 import { endTurnSoon, setTurnWriterFlush } from './event-turn.js';
-import { turnArena } from './turn-arena.js';
+import { turnArena, type Region } from './turn-arena.js';
 
 /**
  * A connection's writer: the bytes given during one turn of the event loop leave at its end, in one write
@@ -30,6 +30,8 @@ interface WriteReq {
   oncomplete: (this: WriteReq, status: number) => void;
   owner: DirectWriter | null;
   buffer: Buffer | (string | Buffer)[] | null;
+  /** The turn's regions libuv holds pieces of for this write (turn-arena.ts). */
+  regions: Region[] | null;
 }
 
 interface StreamHandle {
@@ -85,6 +87,11 @@ function onDirectWriteComplete(this: WriteReq, status: number): void {
   const w = this.owner!;
   this.owner = null;
   this.buffer = null;
+  const regions = this.regions;
+  if (regions !== null) {
+    this.regions = null;
+    for (let i = 0; i < regions.length; i++) turnArena.unhold(regions[i]!);
+  }
   w.pending--;
   const s = w.socket;
   if (s.destroyed) return;
@@ -136,7 +143,7 @@ function endOfTurn(): void {
     try { w.flush(); } catch (err) { w.socket.destroy(err as Error); }
   }
   due.length = 0;
-  // Every piece of the turn was sent at once, or its region retired (DirectWriter.dispatched).
+  // Every piece of the turn was sent, or libuv holds its region (DirectWriter.dispatched).
   turnArena.endTurn();
 }
 setTurnWriterFlush(endOfTurn);
@@ -251,6 +258,7 @@ function writeReq(): WriteReq {
   fresh.oncomplete = onDirectWriteComplete;
   fresh.owner = null;
   fresh.buffer = null;
+  fresh.regions = null;
   return fresh;
 }
 
@@ -265,11 +273,12 @@ export class DirectWriter extends TurnWriter {
   }
 
   /**
-   * Memory of the turn while this writer's bytes will leave in a direct write (the usual case); a Buffer of
-   * its own while the socket pushes back or the stream holds bytes, as what is written then waits.
+   * Memory of the turn while this writer's bytes will leave in a direct write (libuv holds the region of
+   * what it cannot send at once: dispatched); a Buffer of its own while the stream holds bytes, which keeps
+   * what it is given.
    */
   scratch(n: number): Buffer {
-    return this.pending === 0 && this.handle() !== null ? turnArena.take(n) : Buffer.allocUnsafe(n);
+    return this.handle() !== null ? turnArena.take(n) : Buffer.allocUnsafe(n);
   }
 
   /** The handle, when a direct write may be made now; null sends the bytes through the stream. */
@@ -286,7 +295,7 @@ export class DirectWriter extends TurnWriter {
       // keeps them by reference, so pieces of the turn's memory go as copies of their own.
       for (let i = 0; i < parts.length; i++) {
         const p = parts[i]!;
-        if (typeof p !== 'string' && turnArena.holds(p)) parts[i] = Buffer.from(p);
+        if (typeof p !== 'string' && turnArena.regionOf(p) !== null) parts[i] = Buffer.from(p);
       }
       streamSend(this.socket, parts);
       return;
@@ -320,8 +329,8 @@ export class DirectWriter extends TurnWriter {
       if (data !== null && !Array.isArray(data)) turnArena.release(data);
       return;
     }
-    // libuv keeps what the kernel did not take, by reference: the turn's memory in it must not be reused.
-    if (data !== null && holdsTurnMemory(data)) turnArena.retire();
+    // libuv keeps what the kernel did not take, by reference: the turn's regions in it are held until it is done.
+    req.regions = data === null ? null : heldRegions(data);
     req.owner = this;
     req.buffer = data;
     this.pending++;
@@ -333,14 +342,16 @@ export class DirectWriter extends TurnWriter {
   }
 }
 
-/** Whether a direct write's data has pieces of the turn's memory (turn-arena.ts). */
-function holdsTurnMemory(data: Buffer | (string | Buffer)[]): boolean {
-  if (!Array.isArray(data)) return turnArena.holds(data);
-  for (let i = 0; i < data.length; i++) {
-    const p = data[i]!;
-    if (typeof p !== 'string' && turnArena.holds(p)) return true;
+/** The regions of the turn's memory (turn-arena.ts) a direct write's data has pieces of, now held; null: none. */
+function heldRegions(data: Buffer | (string | Buffer)[]): Region[] | null {
+  let regions: Region[] | null = null;
+  const pieces = Array.isArray(data) ? data : [data];
+  for (let i = 0; i < pieces.length; i++) {
+    const p = pieces[i]!;
+    const r = typeof p === 'string' ? null : turnArena.regionOf(p);
+    if (r !== null) { turnArena.hold(r); (regions ??= []).push(r); }
   }
-  return false;
+  return regions;
 }
 
 /**
