@@ -15,6 +15,19 @@ const sha = (b: Buffer): string => crypto.createHash('sha256').update(b).digest(
 
 interface Seen { path: string; body: Buffer }
 
+/** Calls `each` for every whole message (body by Content-Length) at the front of `buf`; returns what is left. */
+function takeMessages(buf: Buffer, each: (head: string, body: Buffer) => void): Buffer {
+  for (;;) {
+    const end = buf.indexOf('\r\n\r\n');
+    if (end < 0) return buf;
+    const head = buf.subarray(0, end).toString('latin1');
+    const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0);
+    if (buf.length < end + 4 + length) return buf;
+    each(head, Buffer.from(buf.subarray(end + 4, end + 4 + length)));
+    buf = buf.subarray(end + 4 + length);
+  }
+}
+
 /**
  * A backend that reads requests one after another on each connection (bodies by Content-Length) and answers
  * each with the SHA-256 of its body. `pauseMs`: it reads nothing of a connection for that long first, so
@@ -26,20 +39,11 @@ async function digestBackend(t: Tap.Test, pauseMs = 0): Promise<{ url: string; s
     let buf = Buffer.alloc(0);
     if (pauseMs > 0) { sock.pause(); setTimeout(() => sock.resume(), pauseMs); }
     sock.on('data', (d: Buffer) => {
-      buf = Buffer.concat([buf, d]);
-      for (;;) {
-        const end = buf.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        const head = buf.subarray(0, end).toString('latin1');
-        const m = /\r\ncontent-length: (\d+)/i.exec(head);
-        const length = m === null ? 0 : Number(m[1]);
-        if (buf.length < end + 4 + length) return;
-        const body = Buffer.from(buf.subarray(end + 4, end + 4 + length));
-        buf = buf.subarray(end + 4 + length);
+      buf = takeMessages(Buffer.concat([buf, d]), (head, body) => {
         seen.push({ path: head.split(' ')[1]!, body });
         const digest = sha(body);
         sock.write(`HTTP/1.1 200 OK\r\ncontent-length: ${digest.length}\r\n\r\n${digest}`);
-      }
+      });
     });
   });
   return { url: be.url, seen };
@@ -58,16 +62,9 @@ function exchange(port: number, parts: Buffer[], answers: number, pauseMs = 30):
     const bodies: string[] = [];
     const timer = setTimeout(() => { c.destroy(); reject(new Error(`${bodies.length} of ${answers} answers; then ${JSON.stringify(got.toString('latin1').slice(0, 300))}`)); }, 20000);
     c.on('data', (d: Buffer) => {
-      got = Buffer.concat([got, d]);
-      for (;;) {
-        const end = got.indexOf('\r\n\r\n');
-        if (end < 0) break;
-        const head = got.subarray(0, end).toString('latin1');
-        const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0);
-        if (got.length < end + 4 + length) break;
-        bodies.push(head.startsWith('HTTP/1.1 200 ') ? got.subarray(end + 4, end + 4 + length).toString('latin1') : `(${head.split('\r\n')[0]})`);
-        got = got.subarray(end + 4 + length);
-      }
+      got = takeMessages(Buffer.concat([got, d]), (head, body) => {
+        bodies.push(head.startsWith('HTTP/1.1 200 ') ? body.toString('latin1') : `(${head.split('\r\n')[0]})`);
+      });
       if (bodies.length === answers) { clearTimeout(timer); c.destroy(); resolve(bodies); }
     });
     c.on('error', (e) => { clearTimeout(timer); reject(e); });
