@@ -273,12 +273,12 @@ export class DirectWriter extends TurnWriter {
   }
 
   /**
-   * Memory of the turn while this writer's bytes will leave in a direct write (libuv holds the region of
-   * what it cannot send at once: dispatched); a Buffer of its own while the stream holds bytes, which keeps
-   * what it is given.
+   * Memory of the turn: a direct write sends it, and libuv holds its region for what it cannot send at once
+   * (dispatched); when the bytes go through the stream after all, which keeps what it is given, `send` copies
+   * them. Not asked here: that costs the stream's getters on every piece, for a path pieces seldom take.
    */
   scratch(n: number): Buffer {
-    return this.handle() !== null ? turnArena.take(n) : Buffer.allocUnsafe(n);
+    return turnArena.take(n);
   }
 
   /** The handle, when a direct write may be made now; null sends the bytes through the stream. */
