@@ -33,8 +33,6 @@ import { KeptReadBytes } from '../kept-read-bytes.js';
 export class KeptRead {
   /** The kept read's head bytes and its length (a repeat has the same head and as much body). */
   private readonly read = new KeptReadBytes();
-  /** Bytes of its body (the read's last ones). */
-  private bodyLength = 0;
   /** The arguments llhttp gave for the kept read's head (its fields as sent are read, never changed). */
   private args: ReadHead | null = null;
   /** The head the door's rules made of the kept arguments, once (client-connection.ts copies it per call). */
@@ -76,19 +74,9 @@ export class KeptRead {
     return true;
   }
 
-  /**
-   * The body of a read that repeats the kept one, as a view of the read (body pieces are lent to the
-   * handler: ExchangeHandler.onRequestBody); null: none.
-   */
-  bodyOf(chunk: Buffer, n: number): Buffer | null {
-    const body = this.bodyLength;
-    return body === 0 ? null : chunk.subarray(n - body, n);
-  }
-
   /** Keeps the head of `chunk` (a read of `n` bytes whose last `body` were its body) and `args`. */
   private keep(chunk: Buffer, n: number, body: number, args: ReadHead): void {
     this.read.hold(chunk, n, n - body);
-    this.bodyLength = body;
     this.args = args;
     this.head = null;
   }
