@@ -5,6 +5,7 @@ import type { DoorRefusal } from './refusals.js';
 import { turnNow } from '../event-turn.js';
 import { KeptJoin, KeptLine } from '../kept-line.js';
 import { NumberLines, type ResponseNumbers } from '../number-lines.js';
+import { chunkLength, putChunk } from '../chunk-framing.js';
 
 /**
  * What an exchange, and whoever answers it, needs of its client connection (ClientConnection, which creates
@@ -233,13 +234,8 @@ export class ClientExchange {
     let out: Buffer;
     if (this.chunked) {
       const size = chunk.length.toString(16);
-      out = this.conn.out.scratch(headLength + size.length + 2 + chunk.length + 2);
-      let at = head === null ? 0 : this.putHead(out, head, lines);
-      at += out.write(size, at, 'latin1');
-      out[at++] = 13; out[at++] = 10;
-      out.set(chunk, at);
-      at += chunk.length;
-      out[at++] = 13; out[at] = 10;
+      out = this.conn.out.scratch(headLength + chunkLength(size, chunk.length));
+      putChunk(out, head === null ? 0 : this.putHead(out, head, lines), size, chunk);
     } else {
       out = this.conn.out.scratch(headLength + chunk.length);
       const at = head === null ? 0 : this.putHead(out, head, lines);

@@ -1,6 +1,7 @@
 import type net from 'node:net';
 import type { SocketOut } from '../direct-write.js';
 import { BodyMode } from './sender-handler.js';
+import { chunkLength, putChunk } from '../chunk-framing.js';
 
 const CRLF = '\r\n';
 const LAST_CHUNK = Buffer.from('0\r\n\r\n', 'latin1');
@@ -52,12 +53,8 @@ export class RequestWriter {
       if (chunk.length === 0) return true;
       const size = chunk.length.toString(16);
       if (direct !== null) {
-        const out = direct.scratch(size.length + 2 + chunk.length + 2);
-        let at = out.write(size, 0, 'latin1');
-        out[at++] = 13; out[at++] = 10;
-        out.set(chunk, at);
-        at += chunk.length;
-        out[at++] = 13; out[at] = 10;
+        const out = direct.scratch(chunkLength(size, chunk.length));
+        putChunk(out, 0, size, chunk);
         return direct.write(out);
       }
       const out = this.out;
