@@ -29,8 +29,16 @@ export function buildAccessSnapshot(apps: readonly ApplicationDefinition[], gene
   return { generation, keys, apps: out };
 }
 
+/** Numbers the io thread's access views in the order they were made. */
+let views = 0;
+
 /** The io thread's view: Maps for lookups on the hot path. */
 export class AccessIndex {
+  /**
+   * This view's number, unique on its thread: what a decision made under it remembers, instead of the
+   * view itself, so that a remembered decision never keeps an old view's Maps alive.
+   */
+  readonly serial = ++views;
   readonly keys: ReadonlyMap<string, { readonly app: string; readonly keyType: KeyType; readonly keyManager?: string }>;
   readonly apps: ReadonlyMap<string, AccessSnapshot['apps'][string]>;
 

@@ -1,10 +1,27 @@
 import { ApiHandlerError } from '../../../errors/api-handler.js';
 import type { GatewaySecurity } from '../../security/gateway-security.js';
 import type { AuthContext, Call, TokenFacts } from '../../kernel/call.js';
+import type { BackendTarget } from '../../routing/backend-target.js';
 import { PhaseResult, type GatewayPhase } from '../../kernel/phase.js';
 import { authorizeBasicUser } from '../../security/basic-auth.js';
 
 const OPEN_SUBSCRIPTION = { tier: 'Unlimited', state: 'UNBLOCKED' } as const;
+
+/**
+ * The last call a cached token was admitted on: what the decision was made from (the access view by its
+ * serial, the security settings, the resource and the endpoints, all swapped whole when they change) and
+ * what it gave the call. A call that presents the token on the same resource under the same objects gets the same
+ * answer, so it takes the answer without deciding again.
+ */
+interface Admitted {
+  readonly access: number;
+  readonly settings: unknown;
+  readonly resource: object;
+  readonly endpoints: object | null;
+  readonly auth: AuthContext;
+  /** The sandbox endpoint for a SANDBOX key; null: the production endpoint resolve-api chose stays. */
+  readonly sandbox: BackendTarget | null;
+}
 
 /**
  * Authorization of an authenticated call: the token type the resource allows (900905), the subscription
@@ -15,10 +32,12 @@ const OPEN_SUBSCRIPTION = { tier: 'Unlimited', state: 'UNBLOCKED' } as const;
 export class AuthorizePhase implements GatewayPhase {
   readonly name = 'authorize';
   /**
-   * The caller of the last call that presented each cached token: calls with the same token, tier and
-   * application tier share it. A copy per call (the spread of two dozen fields) showed in the profile.
+   * Per cached token, the last call it was admitted on (Admitted). Calls with the same token, tier and
+   * application tier share one caller: a copy per call (the spread of two dozen fields) showed in the
+   * profile, and so did deciding again what the last call decided (stop 38: the application's Map, the
+   * subscription's dictionary, the scopes).
    */
-  private readonly authOf = new WeakMap<TokenFacts, AuthContext>();
+  private readonly admitted = new WeakMap<TokenFacts, Admitted>();
 
   constructor(private readonly security: GatewaySecurity) {}
 
@@ -29,6 +48,13 @@ export class AuthorizePhase implements GatewayPhase {
     if (token === null || api === null || resource === null) return PhaseResult.CONTINUE;
     // A Basic-auth user has no application (and so no subscription).
     if (token.tokenType === 'BASIC') return authorizeBasicUser(ctx, token, this.security);
+    const security = this.security;
+    const last = this.admitted.get(token);
+    if (last !== undefined && last.resource === resource && last.access === security.access.serial
+      && last.settings === security.settings && last.endpoints === ctx.endpoints) {
+      if (last.sandbox !== null) ctx.target = last.sandbox;
+      return this.admit(ctx, last.auth);
+    }
     const authType = resource.def.authType;
     if ((authType === 'Application' && token.userType !== 'APPLICATION')
       || (authType === 'Application User' && token.userType !== 'APPLICATION_USER')) {
@@ -61,8 +87,9 @@ export class AuthorizePhase implements GatewayPhase {
     }
     // The endpoints of the deployment the call was routed on (set by resolve-api), not the current one.
     const endpoints = ctx.endpoints;
+    let sandbox: BackendTarget | null = null;
     if (token.keyType === 'SANDBOX') {
-      const sandbox = endpoints?.sandbox ?? null;
+      sandbox = endpoints?.sandbox ?? null;
       if (sandbox === null) {
         ctx.raise(ApiHandlerError.SANDBOX_KEY_ERROR);
         return PhaseResult.STOP;
@@ -73,11 +100,14 @@ export class AuthorizePhase implements GatewayPhase {
       return PhaseResult.STOP;
     }
     const applicationTier = app?.tier ?? token.applicationTier;
-    let auth = this.authOf.get(token);
-    if (auth === undefined || auth.tier !== sub.tier || auth.applicationTier !== applicationTier) {
-      auth = { ...token, tier: sub.tier, applicationTier };
-      this.authOf.set(token, auth);
-    }
+    let auth = last?.auth;
+    if (auth === undefined || auth.tier !== sub.tier || auth.applicationTier !== applicationTier) auth = { ...token, tier: sub.tier, applicationTier };
+    this.admitted.set(token, { access: security.access.serial, settings: security.settings, resource, endpoints, auth, sandbox });
+    return this.admit(ctx, auth);
+  }
+
+  /** The call goes on as `auth`'s; the token stays off the backend request unless the settings keep it. */
+  private admit(ctx: Call, auth: AuthContext): PhaseResult {
     ctx.auth = auth;
     const s = this.security.settings;
     if (s !== null && !s.outboundAuthHeader) ctx.removeBackendHeader(s.authHeader);

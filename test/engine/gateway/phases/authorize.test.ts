@@ -91,3 +91,39 @@ t.test('scopes: none of the resource\'s is 900910 with insufficient_scope; one o
   t.match(r.client.written.headers.find(([k]) => k === 'www-authenticate')?.[1], /error="insufficient_scope"/);
   t.ok(call('/shop/1.0.0/admin', token('Subscribed', { scopes: ['shop:admin'] }), 'POST').reachedTerminal);
 });
+
+t.test('a token admitted before is decided again when the access, the resource or the key type differ', async (t) => {
+  // One phase for all the calls: the phase remembers the last admission of each token.
+  const accessOf = (shop: 'UNBLOCKED' | 'BLOCKED', both: 'UNBLOCKED' | 'PROD_ONLY_BLOCKED' = 'UNBLOCKED') =>
+    buildAccessSnapshot([app('Subscribed', [{ api: 'Shop:1.0.0', state: shop }, { api: 'Both:1.0.0', state: both }])], 2);
+  const own = new SharedStateReceiver({ [SecurityState.ACCESS]: accessOf('UNBLOCKED') });
+  const sec = new GatewaySecurity(own, pino({ level: 'silent' }), () => {});
+  t.teardown(() => sec.stop());
+  const authorize = new AuthorizePhase(sec);
+  const facts = token('Subscribed');
+  const run = (path: string, f: TokenFacts, method = 'GET') => {
+    const rt = testRuntime([new ResolveApiPhase(deployed), phaseOf('caller', (c) => { c.token = f; return PhaseResult.CONTINUE; }), authorize]);
+    return inject(rt, { method, path });
+  };
+
+  const first = run('/shop/1.0.0/items', facts);
+  const second = run('/shop/1.0.0/items', facts);
+  t.ok(first.reachedTerminal && second.reachedTerminal);
+  t.equal(second.call.auth, first.call.auth, 'the same caller for the same token and tiers');
+
+  t.equal(run('/shop/1.0.0/admin', facts, 'POST').fault?.code, ApiHandlerError.INVALID_SCOPE.code, 'another resource: its scopes are checked');
+  t.ok(run('/shop/1.0.0/items', facts).reachedTerminal);
+
+  own.apply(SecurityState.ACCESS, accessOf('BLOCKED'));
+  t.equal(run('/shop/1.0.0/items', facts).fault?.code, ApiHandlerError.API_TEMPORARILY_BLOCKED.code, 'a new access view: the subscription is blocked now');
+  own.apply(SecurityState.ACCESS, accessOf('UNBLOCKED'));
+  t.ok(run('/shop/1.0.0/items', facts).reachedTerminal, 'and unblocked again');
+
+  const sandboxFacts = token('Subscribed', { keyType: 'SANDBOX' });
+  t.equal(run('/both/1.0.0/x', sandboxFacts).call.target?.url, 'http://127.0.0.1:9/s');
+  t.equal(run('/both/1.0.0/x', sandboxFacts).call.target?.url, 'http://127.0.0.1:9/s', 'a remembered sandbox admission still goes to the sandbox');
+  t.equal(run('/both/1.0.0/x', facts).call.target?.url, 'http://127.0.0.1:9/p', 'a production key on the same resource: production');
+  own.apply(SecurityState.ACCESS, accessOf('UNBLOCKED', 'PROD_ONLY_BLOCKED'));
+  t.equal(run('/both/1.0.0/x', facts).fault?.code, ApiHandlerError.API_TEMPORARILY_BLOCKED.code, 'production blocked after the change');
+  t.ok(run('/both/1.0.0/x', sandboxFacts).reachedTerminal, 'the sandbox key still passes');
+});
