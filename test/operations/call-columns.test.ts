@@ -31,6 +31,29 @@ t.test('calls cross in columns and come back as the same records', async (t) => 
   t.same(readCalls(w.take()!, 2), [{ ...calls[3]!, thread: 2 }], 'a new batch does not refer to the last batch\'s strings');
 });
 
+t.test('columns written as the previous row\'s (same) come back as that row\'s, and only for the same object', async (t) => {
+  const gold = { application: 'AcmeApp', owner: 'admin', keyType: 'PRODUCTION', user: 'admin', tier: 'Gold', applicationTier: 'Unlimited' } as const;
+  const goldAgain = { ...gold, tier: 'Silver' };
+  const other = { name: 'Other', version: '2.0', context: '/other', type: 'WS', resource: '/*' };
+  const calls: CallRecord[] = [
+    { ...base, auth: gold },
+    { ...base, auth: gold },
+    { ...base, auth: goldAgain, path: '/echo/1.0.0/z' },
+    { ...base, auth: null, api: other },
+    { ...base, auth: null, api: other },
+    { ...base, auth: null, api: null },
+    { ...base, auth: gold, api: null },
+    { ...base, auth: gold },
+  ];
+  const w = new CallColumnsWriter(16);
+  for (const c of calls) write(w, c, true);
+  t.same(readCalls(w.take()!, 1), calls, 'each row has its own API and caller');
+  // A new batch: the first row writes its groups, whatever the last batch's last row was.
+  write(w, calls[7]!, true);
+  write(w, calls[7]!, true);
+  t.same(readCalls(w.take()!, 1), [calls[7], calls[7]], 'a new batch does not repeat the last batch\'s rows');
+});
+
 t.test('the writer says when its batch is full', async (t) => {
   const w = new CallColumnsWriter(2);
   write(w, base);

@@ -35,6 +35,8 @@ export class CallColumnsWriter {
   private extras: CallExtras[] | null = null;
   private readonly last: (string | null)[] = new Array<string | null>(STR_COLS).fill(null);
   private readonly lastRef = new Int32Array(STR_COLS).fill(-1);
+  /** Per group of columns (by its first column), the object the previous row's group was written from. */
+  private readonly groupKey: (object | null | undefined)[] = new Array<object | null | undefined>(STR_COLS).fill(undefined);
   private n = 0;
 
   constructor(private readonly capacity: number) {
@@ -68,6 +70,24 @@ export class CallColumnsWriter {
     this.refs[(this.n - 1) * STR_COLS + col] = ref;
   }
 
+  /**
+   * Columns [col, col + count) of this row as the previous row's, when `key` is the object those columns
+   * were written from there (an API definition for its name, version, context and type; a caller for its
+   * six): true, and they are written. False: write them with `str`; `key` is remembered for the next row.
+   * A caller's columns repeat on most calls, and one comparison costs less than six `str` calls.
+   */
+  same(col: number, count: number, key: object | null): boolean {
+    const row = this.n - 1;
+    if (key !== this.groupKey[col] || row === 0) {
+      this.groupKey[col] = key;
+      return false;
+    }
+    const refs = this.refs;
+    const at = row * STR_COLS + col;
+    for (let i = 0; i < count; i++) refs[at + i] = refs[at + i - STR_COLS]!;
+    return true;
+  }
+
   extra(x: CallExtras): void {
     const list = (this.extras ??= []);
     while (list.length < this.n - 1) list.push([null, null, null]);
@@ -92,6 +112,7 @@ export class CallColumnsWriter {
     this.extras = null;
     this.last.fill(null);
     this.lastRef.fill(-1);
+    this.groupKey.fill(undefined);
     return out;
   }
 }

@@ -28,6 +28,9 @@ export interface RecorderHost {
  * /proc, same run, docs/performance.md). At 30 000 calls/s a batch of 1 024 fills in about 35 ms.
  */
 const MAX_BATCH = 1024;
+/** The API's columns a definition gives (name, version, context, type), and the caller's six (application to application tier). */
+const API_COLUMNS = StrCol.API_TYPE - StrCol.API_NAME + 1;
+const CALLER_COLUMNS = StrCol.APPLICATION_TIER - StrCol.APPLICATION + 1;
 const METRICS_INTERVAL_MS = 1000;
 /** Fault kinds in MetricsDelta.faults. */
 export const FaultKind = { THROTTLED: 0, REJECTED: 1, OTHER: 2 } as const;
@@ -178,17 +181,22 @@ export class CallRecorder {
     w.str(StrCol.CLIENT_IP, ctx.clientIp);
     w.str(StrCol.USER_AGENT, ctx.header('user-agent') ?? '');
     w.str(StrCol.REFERER, ctx.header('referer') ?? '');
-    w.str(StrCol.API_NAME, def ? def.name : null);
-    w.str(StrCol.API_VERSION, def ? def.version : null);
-    w.str(StrCol.API_CONTEXT, def ? def.context : null);
-    w.str(StrCol.API_TYPE, def ? def.type : null);
+    // An API definition and a caller (AuthContext) are not changed once made: the same object, the same columns.
+    if (!w.same(StrCol.API_NAME, API_COLUMNS, def ?? null)) {
+      w.str(StrCol.API_NAME, def ? def.name : null);
+      w.str(StrCol.API_VERSION, def ? def.version : null);
+      w.str(StrCol.API_CONTEXT, def ? def.context : null);
+      w.str(StrCol.API_TYPE, def ? def.type : null);
+    }
     w.str(StrCol.API_RESOURCE, def ? ctx.resource?.def.uriTemplate ?? '' : null);
-    w.str(StrCol.APPLICATION, auth ? auth.application : null);
-    w.str(StrCol.OWNER, auth ? auth.subscriber : null);
-    w.str(StrCol.KEY_TYPE, auth ? auth.keyType : null);
-    w.str(StrCol.USER, auth ? auth.user : null);
-    w.str(StrCol.TIER, auth ? auth.tier : null);
-    w.str(StrCol.APPLICATION_TIER, auth ? auth.applicationTier : null);
+    if (!w.same(StrCol.APPLICATION, CALLER_COLUMNS, auth)) {
+      w.str(StrCol.APPLICATION, auth ? auth.application : null);
+      w.str(StrCol.OWNER, auth ? auth.subscriber : null);
+      w.str(StrCol.KEY_TYPE, auth ? auth.keyType : null);
+      w.str(StrCol.USER, auth ? auth.user : null);
+      w.str(StrCol.TIER, auth ? auth.tier : null);
+      w.str(StrCol.APPLICATION_TIER, auth ? auth.applicationTier : null);
+    }
     w.str(StrCol.BACKEND_URL, ctx.target?.url ?? '');
     w.str(StrCol.ERROR_MESSAGE, ctx.errorMessage);
     const st = this.settings;
