@@ -88,3 +88,11 @@ t.test('a prefix longer than the length table is still found', async (t) => {
   t.equal(r.findApi(`/${'m'.repeat(300)}/v1/x`), null);
   t.equal(r.findApi('/open/2.0/y')?.resourcePath, '/y');
 });
+
+t.test('characters outside ASCII in a path and a context are compared as they are', async (t) => {
+  const cafe = api('/café', 'v1', [resource('GET', '/*')]);
+  const r = new ApiRouter([cafe, open]);
+  t.equal(r.findApi('/café/v1/menu')?.resourcePath, '/menu');
+  t.equal(r.findApi('/cafe/v1/menu'), null);
+  t.equal(r.findApi('/caf\u00e9\u0301/v1/menu'), null, 'another length is another prefix');
+});
