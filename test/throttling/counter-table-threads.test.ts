@@ -1,6 +1,6 @@
 import t from 'tap';
 import { Worker } from 'node:worker_threads';
-import { CounterTable, MAX_VALUE, NOTE_OVER_QUOTA, NOTE_THROTTLED, W_NOTE, createSharedCounters, unpack, type SharedCounters } from '../../engine/throttling/counter-table.js';
+import { CounterTable, MAX_VALUE, NOTE_OVER_QUOTA, NOTE_THROTTLED, W_NOTE, createSharedCounters, unpack, windowTag, type SharedCounters } from '../../engine/throttling/counter-table.js';
 import { fingerprint, hashOf } from '../../engine/throttling/hash.js';
 
 const modUrl = new URL('../../engine/throttling/counter-table.ts', import.meta.url).href;
@@ -255,4 +255,10 @@ t.test('two threads counting across thousands of window roll-overs admit exactly
   t.equal(a!.admitted[0]! + b!.admitted[0]!, windows * limit, `${windows} windows of ${limit}`);
   const table = new CounterTable(shared);
   t.equal(table.countIn(table.slotOf(hashOf('roll\u001f0')), windows), limit, 'the last window full');
+});
+
+t.test('a window\'s tag is its number modulo 2^31, for every whole number a window can have', async (t) => {
+  const numbers = [0, 1, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 5, 2 ** 40 + 3, 2 ** 52 + 1, 2 ** 53 - 1,
+    Math.floor(Date.now() / 1000), Math.floor(Date.now() / 60_000), Date.now(), Math.floor(Date.now() / 7)];
+  for (const n of numbers) t.equal(windowTag(n), n % 2 ** 31, String(n));
 });
