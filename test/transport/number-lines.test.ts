@@ -33,6 +33,26 @@ t.test('a value that keeps its width is written in place over one with more digi
     [LIMIT, 9000, REMAINING, 10], [LIMIT, 9000, REMAINING, 10], [LIMIT, 90, REMAINING, 10]]);
 });
 
+t.test('a count that moves within its width, by one or by any step, up or down, is written digit for digit', async (t) => {
+  // Seeded, so a failure repeats: a walk through each width from 1 to 10 digits, with steps of 1 (the
+  // usual remaining count), across the digits' carries (99 -> 100 is another width) and of any size.
+  let seed = 20261128;
+  const next = (): number => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return seed; };
+  const lists: (NumberField | number)[][] = [];
+  for (let width = 1; width <= 10; width++) {
+    const low = width === 1 ? 0 : 10 ** (width - 1);
+    const high = Math.min(2 ** 31 - 1, 10 ** width - 1);
+    let v = high;
+    for (let i = 0; i < 60; i++) {
+      const step = i % 3 === 0 ? 1 : i % 3 === 1 ? next() % 1000 : next() % (high - low + 1);
+      v = i % 2 === 0 ? v - step : v + step;
+      v = v < low ? low + (low - v) % (high - low + 1) : v > high ? high - (v - high) % (high - low + 1) : v;
+      lists.push([LIMIT, high, REMAINING, v, RESET, 60 - (i >> 3)]);
+    }
+  }
+  inTurn(t, lists);
+});
+
 t.test('any other number is written as JavaScript writes it, before and after counts', async (t) => {
   const odd = [-1, -0, 0.5, 1.25, 2 ** 31, 2 ** 32 + 7, 2 ** 53, 1e21, Number.MAX_VALUE, Infinity, NaN, NaN];
   inTurn(t, odd.flatMap((v) => [[REMAINING, v, RESET, 3], [REMAINING, 7, RESET, 3]]));
