@@ -8,7 +8,7 @@ import { CpuMeter } from './lib/proc-cpu.js';
 import { Progress } from './lib/progress.js';
 import { cpuTable, rssLine, targetLines, throughputTable } from './lib/report.js';
 import { resultCharts } from './lib/result-charts.js';
-import { SCENARIO_IDS, type BenchResults, type Measurement, type ScenarioId } from './lib/results.js';
+import { SCENARIO_IDS, medianRound, type BenchResults, type Measurement, type Round, type ScenarioId } from './lib/results.js';
 import { evaluateTargets } from './lib/targets.js';
 import { ensurePrograms, versionOf } from './lib/tools.js';
 import { runWrk } from './lib/wrk.js';
@@ -27,9 +27,17 @@ import { startSluicePeer, type SluicePeer } from './peers/sluice.js';
  * own stack (bench/floor-proxy.ts), and Sluice pass-through and secured (JWT + subscription + throttling).
  * wrk drives each load; the CPU of each proxy's own processes comes from /proc around each measured load.
  *
+ * Rounds: every load is measured BENCH_ROUNDS times, the whole plan once per round (A, B, C..., then A, B,
+ * C... again), and the round with the median requests/s is the load's figure (its CPU per call and latency
+ * with it; all rounds' requests/s are kept in the results). On this 2-core virtual machine the same load
+ * measured a minute apart moved by 15 to 25% (stop 38: 40 250 and 57 248 requests/s for the same secured
+ * load), so a ratio of two single runs measured minutes apart said as much about the machine as about the
+ * proxies. A drift that slows one round is outvoted by the other two.
+ *
  * Environment:
- *   BENCH_DURATION     seconds per measured load (default 8; BENCH_QUICK 1)
- *   BENCH_WARMUP       seconds of warm-up load before each (default 2; BENCH_QUICK 1)
+ *   BENCH_ROUNDS       rounds per load (default 3; BENCH_QUICK 1)
+ *   BENCH_DURATION     seconds per measured round of a load (default 4; BENCH_QUICK 1)
+ *   BENCH_WARMUP       seconds of warm-up load before each round (default 1)
  *   BENCH_PEER_WARMUP  seconds of load on each proxy once it has started, before any load is measured: the
  *                      JIT of the Node proxies settles (fastify needs about 5 s; default 5; BENCH_QUICK 2)
  *   BENCH_THREADS      io threads / workers / HAProxy threads to try (default "1,2"; BENCH_QUICK "1")
@@ -46,8 +54,9 @@ import { startSluicePeer, type SluicePeer } from './peers/sluice.js';
  */
 const env = (k: string): string | undefined => process.env[k] || undefined;
 const QUICK = env('BENCH_QUICK') === '1';
-const DURATION = Number(env('BENCH_DURATION') ?? (QUICK ? 1 : 8));
-const WARMUP = Number(env('BENCH_WARMUP') ?? (QUICK ? 1 : 2));
+const ROUNDS = Number(env('BENCH_ROUNDS') ?? (QUICK ? 1 : 3));
+const DURATION = Number(env('BENCH_DURATION') ?? (QUICK ? 1 : 4));
+const WARMUP = Number(env('BENCH_WARMUP') ?? 1);
 const PEER_WARMUP = Number(env('BENCH_PEER_WARMUP') ?? (QUICK ? 2 : 5));
 const THREADS = (env('BENCH_THREADS') ?? (QUICK ? '1' : '1,2')).split(',').map(Number);
 const REF = Number(env('BENCH_REF_CONNECTIONS') ?? 100);
@@ -62,8 +71,8 @@ const BIG_CONNECTIONS = Math.min(REF, 20);
 function checkKnobs(): void {
   for (const s of ONLY_SCENARIOS) if (!(SCENARIO_IDS as string[]).includes(s)) throw new Error(`BENCH_SCENARIOS: no scenario ${s} (${SCENARIO_IDS.join(', ')})`);
   for (const p of ONLY_PROXIES) if (!(PROXIES as readonly string[]).includes(p)) throw new Error(`BENCH_PROXIES: no proxy ${p} (${PROXIES.join(', ')})`);
-  if (![DURATION, WARMUP, PEER_WARMUP, REF, ...THREADS, ...CONNECTIONS].every((n) => Number.isInteger(n) && n >= 0) || DURATION < 1 || REF < 1 || THREADS.some((t) => t < 1) || CONNECTIONS.some((c) => c < 1)) {
-    throw new Error('BENCH_DURATION, BENCH_WARMUP, BENCH_PEER_WARMUP, BENCH_THREADS, BENCH_CONNECTIONS and BENCH_REF_CONNECTIONS take whole numbers (a duration, threads and connections of 1 or more)');
+  if (![ROUNDS, DURATION, WARMUP, PEER_WARMUP, REF, ...THREADS, ...CONNECTIONS].every((n) => Number.isInteger(n) && n >= 0) || ROUNDS < 1 || DURATION < 1 || REF < 1 || THREADS.some((t) => t < 1) || CONNECTIONS.some((c) => c < 1)) {
+    throw new Error('BENCH_ROUNDS, BENCH_DURATION, BENCH_WARMUP, BENCH_PEER_WARMUP, BENCH_THREADS, BENCH_CONNECTIONS and BENCH_REF_CONNECTIONS take whole numbers (rounds, a duration, threads and connections of 1 or more)');
   }
 }
 
@@ -139,10 +148,10 @@ async function probe(load: Load, call: Call): Promise<void> {
 const measurements: Measurement[] = [];
 const loadsPerThreadCount = plan();
 const TOTAL_LOADS = loadsPerThreadCount.length * THREADS.length;
-const progress = new Progress(TOTAL_LOADS, DURATION + WARMUP);
+const progress = new Progress(TOTAL_LOADS * ROUNDS, DURATION + WARMUP);
 
-async function measure(load: Load, threads: number, peer: Peer, call: Call): Promise<void> {
-  progress.next(`${load.scenario}, ${load.proxy}, ${threads} thread(s), ${load.connections} connections`);
+async function measureRound(load: Load, threads: number, peer: Peer, call: Call, round: number): Promise<Round> {
+  progress.next(`${load.scenario}, ${load.proxy}, ${threads} thread(s), ${load.connections} connections, round ${round} of ${ROUNDS}`);
   const o = { url: call.url, connections: load.connections, durationSec: DURATION, method: call.method, ...(call.body ? { body: call.body } : {}), ...(call.headers ? { headers: call.headers } : {}) };
   if (WARMUP > 0) await runWrk({ ...o, durationSec: WARMUP });
   let peak = 0;
@@ -151,11 +160,11 @@ async function measure(load: Load, threads: number, peer: Peer, call: Call): Pro
   cpu.start();
   const result = await runWrk({ ...o, ...(pid ? { sample: () => { peak = Math.max(peak, rssOf(pid)); } } : {}) });
   const perCall = cpu.stop(result.requests);
-  measurements.push({ scenario: load.scenario, proxy: load.proxy, threads, connections: load.connections, result, cpu: perCall, ...(pid ? { peakRssMiB: peak / 1024 / 1024 } : {}) });
   progress.finished();
   const l = result.latencyMs;
   const c = perCall ? `  cpu ${(perCall.userUs + perCall.kernelUs).toFixed(1)} µs/call (user ${perCall.userUs.toFixed(1)}, kernel ${perCall.kernelUs.toFixed(1)})` : '';
-  process.stdout.write(`  ${load.scenario.padEnd(13)} ${load.proxy.padEnd(8)} t=${threads} c=${String(load.connections).padEnd(5)} ${result.requestsPerSec.toFixed(0).padStart(7)} req/s  p50 ${l.p50.toFixed(2)} p99 ${l.p99.toFixed(2)} p99.9 ${l.p999.toFixed(2)} ms${c}${result.non2xx || result.errors ? `  (non-2xx ${result.non2xx}, errors ${result.errors})` : ''}\n`);
+  process.stdout.write(`  ${load.scenario.padEnd(13)} ${load.proxy.padEnd(8)} t=${threads} c=${String(load.connections).padEnd(5)} r${round} ${result.requestsPerSec.toFixed(0).padStart(7)} req/s  p50 ${l.p50.toFixed(2)} p99 ${l.p99.toFixed(2)} p99.9 ${l.p999.toFixed(2)} ms${c}${result.non2xx || result.errors ? `  (non-2xx ${result.non2xx}, errors ${result.errors})` : ''}\n`);
+  return { scenario: load.scenario, proxy: load.proxy, threads, connections: load.connections, result, cpu: perCall, ...(pid ? { peakRssMiB: peak / 1024 / 1024 } : {}) };
 }
 
 async function runThreads(threads: number, direct: Peer): Promise<void> {
@@ -179,7 +188,11 @@ async function runThreads(threads: number, direct: Peer): Promise<void> {
         }
       }
     }
-    for (const load of loadsPerThreadCount) await measure(load, threads, peers.get(load.proxy)!, callOf(load, peers, sluice));
+    const rounds = loadsPerThreadCount.map((): Round[] => []);
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const [i, load] of loadsPerThreadCount.entries()) rounds[i]!.push(await measureRound(load, threads, peers.get(load.proxy)!, callOf(load, peers, sluice), round));
+    }
+    for (const r of rounds) measurements.push(medianRound(r));
   } finally {
     for (const [id, p] of peers) if (id !== 'direct') await p.stop();
   }
@@ -206,13 +219,13 @@ async function main(): Promise<void> {
   checkKnobs();
   ensurePrograms(['nginx', 'haproxy', 'wrk']);
   const started = machine();
-  process.stdout.write(`Sluice benchmark: ${TOTAL_LOADS} loads of ${DURATION} s after ${WARMUP} s of warm-up each; threads ${THREADS.join(',')}; GET connections ${CONNECTIONS.join(',')}, others ${REF} (1 MiB: ${BIG_CONNECTIONS}); Sluice's access log ${ACCESS_LOG ? 'on' : 'off'}\n`);
+  process.stdout.write(`Sluice benchmark: ${TOTAL_LOADS} loads, each in ${ROUNDS} round(s) of ${DURATION} s after ${WARMUP} s of warm-up (the median round counts); threads ${THREADS.join(',')}; GET connections ${CONNECTIONS.join(',')}, others ${REF} (1 MiB: ${BIG_CONNECTIONS}); Sluice's access log ${ACCESS_LOG ? 'on' : 'off'}\n`);
   const backend = await startNginxBackend(BACKEND);
   await startEchoBackend(ECHO);
   const direct: Peer = { id: 'direct', pids: [backend.pid!], passThrough: `http://127.0.0.1:${BACKEND}`, stop: async () => {} };
   for (const threads of THREADS) await runThreads(threads, direct);
   const results: BenchResults = {
-    version: 2, at: new Date().toISOString(), command: commandLine(), quick: QUICK, durationSec: DURATION, warmupSec: WARMUP,
+    version: 2, at: new Date().toISOString(), command: commandLine(), quick: QUICK, rounds: ROUNDS, durationSec: DURATION, warmupSec: WARMUP,
     threads: THREADS, connections: CONNECTIONS, refConnections: REF, accessLog: ACCESS_LOG, machine: started, measurements,
   };
   const dir = path.join(PROJECT, 'bench/results');

@@ -90,7 +90,7 @@ export function rssLine(r: BenchResults): string {
 export function runLine(r: BenchResults): string {
   const machine = Object.entries(r.machine).map(([k, v]) => `${k} ${v}`).join('; ');
   return `\`${r.command}\`, ${r.at}${r.quick ? ' (**a smoke run**: short loads on a loaded machine, to check that everything starts, answers and is parsed; not figures)' : ''}. ` +
-    `${r.durationSec} s per load after ${r.warmupSec} s of warm-up, wrk with 1 thread; Sluice's access log ${r.accessLog ? 'on' : 'off'}. ${machine}.`;
+    `${(r.rounds ?? 1) > 1 ? `${r.rounds} rounds of ${r.durationSec} s per load, each after ${r.warmupSec} s of warm-up, the whole plan once per round; each figure is its load's median round` : `${r.durationSec} s per load after ${r.warmupSec} s of warm-up`}, wrk with 1 thread; Sluice's access log ${r.accessLog ? 'on' : 'off'}. ${machine}.`;
 }
 
 /** The whole results section of docs/performance.md, with the charts at `chartDir` (relative to the page). */

@@ -26,6 +26,26 @@ export interface Measurement {
   readonly cpu: CpuPerCall | null;
   /** Sluice only: peak RSS of the gateway process during the load, MiB. */
   readonly peakRssMiB?: number;
+  /**
+   * The requests/s of each round of the load, in the order they ran; the measurement itself is the round
+   * with the median (bench/run.ts). Absent in results from before rounds (2026-11-28).
+   */
+  readonly rounds?: readonly number[];
+}
+
+/** One round of a load: what wrk saw, the proxy's CPU per call, the gateway's peak RSS. */
+export type Round = Omit<Measurement, 'rounds'>;
+
+/**
+ * A load's figure from its rounds: the round with the median requests/s (the lower middle one of an even
+ * count), with every round's requests/s in the order they ran, and the highest peak RSS any round saw.
+ */
+export function medianRound(rounds: readonly Round[]): Measurement {
+  if (rounds.length === 0) throw new Error('a load without rounds has no figure');
+  const byRate = [...rounds].sort((a, b) => a.result.requestsPerSec - b.result.requestsPerSec);
+  const mid = byRate[(byRate.length - 1) >> 1]!;
+  const peaks = rounds.flatMap((r) => (r.peakRssMiB === undefined ? [] : [r.peakRssMiB]));
+  return { ...mid, ...(peaks.length ? { peakRssMiB: Math.max(...peaks) } : {}), rounds: rounds.map((r) => r.result.requestsPerSec) };
 }
 
 /** What `npm run bench` writes to bench/results/*.json, and what the docs page is generated from. */
@@ -35,6 +55,9 @@ export interface BenchResults {
   /** The command as it was run, knobs included. */
   readonly command: string;
   readonly quick: boolean;
+  /** Rounds per load (absent before rounds: 1). */
+  readonly rounds?: number;
+  /** Seconds of each measured round. */
   readonly durationSec: number;
   readonly warmupSec: number;
   readonly threads: readonly number[];

@@ -20,6 +20,13 @@ export interface TargetLine {
 
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US').replace(/,/g, ' ');
 
+/** The range of a load's rounds, when it had several: ` (rounds 61 000-64 000)`. */
+function spread(m: Measurement): string {
+  const r = m.rounds;
+  if (r === undefined || r.length < 2) return '';
+  return ` (rounds ${fmt(Math.min(...r))}-${fmt(Math.max(...r))})`;
+}
+
 /** Sluice's `a` over a peer's `b`, both same-run requests/s; n/a when either is missing or saw errors. */
 function ratioLine(target: string, threads: number, min: number, a: Measurement | undefined, b: Measurement | undefined, what: [string, string]): TargetLine {
   if (!a || !b) return { target, threads, min, ratio: null, verdict: 'n/a', detail: `not measured (${!a ? what[0] : what[1]})` };
@@ -27,7 +34,7 @@ function ratioLine(target: string, threads: number, min: number, a: Measurement 
     if (!clean(m)) return { target, threads, min, ratio: null, verdict: 'n/a', detail: `${name} had ${m.result.errors} errors and ${m.result.non2xx} non-2xx answers` };
   }
   const ratio = a.result.requestsPerSec / b.result.requestsPerSec;
-  return { target, threads, min, ratio, verdict: ratio >= min ? 'met' : 'not met', detail: `${what[0]} ${fmt(a.result.requestsPerSec)} / ${what[1]} ${fmt(b.result.requestsPerSec)} requests/s` };
+  return { target, threads, min, ratio, verdict: ratio >= min ? 'met' : 'not met', detail: `${what[0]} ${fmt(a.result.requestsPerSec)}${spread(a)} / ${what[1]} ${fmt(b.result.requestsPerSec)}${spread(b)} requests/s` };
 }
 
 /** Issue 20's targets, one line per target and thread count, from one run's measurements. */

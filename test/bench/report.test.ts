@@ -4,7 +4,7 @@ import { barChart } from '../../bench/lib/chart.js';
 import { replaceSection, START, END } from '../../bench/lib/docs-section.js';
 import { cpuTable, resultsSection, targetLines, throughputTable } from '../../bench/lib/report.js';
 import { resultCharts } from '../../bench/lib/result-charts.js';
-import type { BenchResults, Measurement, ScenarioId } from '../../bench/lib/results.js';
+import { medianRound, type BenchResults, type Measurement, type ScenarioId } from '../../bench/lib/results.js';
 import { evaluateTargets, type TargetLine } from '../../bench/lib/targets.js';
 import type { ProxyId } from '../../bench/peers/peer.js';
 
@@ -57,6 +57,22 @@ t.test('targets: each a same-run ratio against its threshold, met at the thresho
   t.equal(line(lines, 'secured ≥ 1.5x HAProxy', 2).verdict, 'n/a', 'not measured is said, not guessed');
   t.match(line(lines, 'secured ≥ 1.5x HAProxy', 2).detail, /not measured/);
   t.match(targetLines(lines), /^met {6}pass-through ≥ 0\.9x the floor \(access log on\), 1 thread: 0\.90x/m);
+});
+
+t.test('a load\'s figure is its median round, with every round\'s requests/s; its spread shows in the target line', async (t) => {
+  const rounds = [m('get-secured', 'sluice', 1, 100, 57_000, { p99: 4 }), m('get-secured', 'sluice', 1, 100, 40_000, { p99: 30 }), m('get-secured', 'sluice', 1, 100, 61_000, { p99: 3 })]
+    .map((x, i) => ({ ...x, peakRssMiB: [80, 95, 82][i]! }));
+  const secured = medianRound(rounds);
+  t.equal(secured.result.requestsPerSec, 57_000, 'the middle one, not the slow round and not the mean');
+  t.equal(secured.result.latencyMs.p99, 4, 'its latency is the median round\'s own');
+  t.same(secured.rounds, [57_000, 40_000, 61_000], 'every round, in the order they ran');
+  t.equal(secured.peakRssMiB, 95, 'the highest peak any round saw');
+  t.equal(medianRound([rounds[0]!, rounds[1]!]).result.requestsPerSec, 40_000, 'of two, the lower');
+  t.throws(() => medianRound([]));
+  const pass = medianRound([60_000, 62_000, 59_000].map((rps) => m('get', 'sluice', 1, 100, rps)));
+  const l = line(evaluateTargets(results([secured, pass], [1])), 'secured ≥ 0.95x Sluice pass-through', 1);
+  t.equal(l.ratio, 57_000 / 60_000);
+  t.match(l.detail, /secured 57 000 \(rounds 40 000-61 000\) \/ pass-through 60 000 \(rounds 59 000-62 000\)/);
 });
 
 t.test('a load that saw errors or non-2xx answers gives no ratio', async (t) => {
