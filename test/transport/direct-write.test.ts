@@ -273,3 +273,45 @@ t.test('a timed writer restarts the socket\'s timeout on every write; a writer o
     server.close();
   }
 });
+
+/** Counts the direct writes a socket's handle is asked for, by kind. */
+function countWrites(s: net.Socket): { writeBuffer: number; writev: number; writeLatin1String: number } {
+  const h = (s as net.Socket & { _handle: Record<string, (...a: unknown[]) => number> })._handle;
+  const n = { writeBuffer: 0, writev: 0, writeLatin1String: 0 };
+  for (const k of ['writeBuffer', 'writev', 'writeLatin1String'] as const) {
+    const real = h[k]!.bind(h);
+    h[k] = (...a: unknown[]) => { n[k]++; return real(...a); };
+  }
+  return n;
+}
+
+t.test('text, then bytes of the turn after it (a head, then its body), leave as one buffer, the text byte per character', async (t) => {
+  const head = 'POST /x HTTP/1.1\r\nx-odd: \u0100\u00ff\r\ncontent-length: 5\r\n\r\n';
+  let writes = { writeBuffer: 0, writev: 0, writeLatin1String: 0 };
+  const { received } = await pair(t, (s) => {
+    writes = countWrites(s);
+    const w = new DirectWriter(s, () => {}, true);
+    w.writeLatin1(head);
+    w.writeLent(Buffer.from('hello'));
+    void endOfTurn().then(() => { s.end(); });
+  });
+  t.same(await received, Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from('hello')]), 'the bytes writeLatin1String would have sent, then the body');
+  t.same(writes, { writeBuffer: 1, writev: 0, writeLatin1String: 0 }, 'one write of one buffer');
+});
+
+t.test('text and bytes of the turn that do not lie end to end (a body larger than a region of the turn\'s memory) leave in one writev, in order', async (t) => {
+  const head = 'POST /big HTTP/1.1\r\n\r\n';
+  const body = Buffer.alloc(300 * 1024, 7);
+  let writes = { writeBuffer: 0, writev: 0, writeLatin1String: 0 };
+  const { received } = await pair(t, (s) => {
+    writes = countWrites(s);
+    const w = new DirectWriter(s, () => {}, true);
+    w.writeLatin1(head);
+    w.writeLent(body);
+    w.flush();
+    w.writeLatin1('tail');
+    void endOfTurn().then(() => { s.end(); });
+  });
+  t.same(await received, Buffer.concat([Buffer.from(head, 'latin1'), body, Buffer.from('tail')]));
+  t.same(writes, { writeBuffer: 0, writev: 1, writeLatin1String: 1 }, 'the head and the body together, then the text alone');
+});
