@@ -2,6 +2,7 @@ import type net from 'node:net';
 import { getSystemErrorName } from 'node:util';
 import { endTurnSoon, setTurnWriterFlush } from './event-turn.js';
 import { turnArena, type Region } from './turn-arena.js';
+import { unsentOf, writeNow } from './lent-write.js';
 
 /**
  * A connection's writer: the bytes given during one turn of the event loop leave at its end, in one write
@@ -162,7 +163,7 @@ setTurnWriterFlush(endOfTurn);
  */
 abstract class TurnWriter implements SocketOut {
   protected parts: (string | Buffer)[] = [];
-  private bytes = 0;
+  protected bytes = 0;
   /** In `due` (set and cleared by the turn's list only). */
   due = false;
 
@@ -293,6 +294,41 @@ export class DirectWriter extends TurnWriter {
       }
     }
     return turnArena.take(n);
+  }
+
+  /**
+   * A lent piece as large as a turn's flush goes at once, with what the turn gathered before it, straight
+   * to the socket's descriptor (lent-write.ts): the kernel takes it from the lent memory, and only what it
+   * does not take is copied and queued. Only when nothing is queued anywhere (no direct write libuv holds,
+   * nothing in the stream), so the bytes keep their order; otherwise it is copied as any lent piece.
+   */
+  override writeLent(bytes: Uint8Array): boolean {
+    if (bytes.length >= TURN_FLUSH_BYTES && this.pending === 0) {
+      const fd = (this.handle() as { fd?: number } | null)?.fd ?? -1;
+      if (fd >= 0) return this.sendLent(fd, bytes);
+    }
+    return super.writeLent(bytes);
+  }
+
+  private sendLent(fd: number, bytes: Uint8Array): boolean {
+    const gathered = this.parts;
+    this.parts = [];
+    this.bytes = 0;
+    const pieces: Uint8Array[] = new Array<Uint8Array>(gathered.length + 1);
+    for (let i = 0; i < gathered.length; i++) {
+      const p = gathered[i]!;
+      pieces[i] = typeof p === 'string' ? Buffer.from(p, 'latin1') : p;
+    }
+    pieces[gathered.length] = bytes;
+    const sent = writeNow(fd, pieces);
+    if (sent < 0) {
+      this.socket.destroy(writeError(sent));
+      return false;
+    }
+    if (this.timed && sent > 0) refreshTimeout(this.socket);
+    const rest = unsentOf(pieces, sent, (b) => turnArena.copy(b));
+    if (rest.length > 0) this.send(rest);
+    return !this.needsDrain;
   }
 
   /** The handle, when a direct write may be made now; null sends the bytes through the stream. */
