@@ -40,6 +40,8 @@ interface StreamHandle {
   writeLatin1String(req: WriteReq, data: string): number;
   /** `chunks`: [data, encoding, data, encoding, ...]; strings are copied, Buffers referenced until done. */
   writev(req: WriteReq, chunks: (string | Buffer)[], allBuffers: boolean): number;
+  /** The socket's descriptor (-1 where there is none). */
+  readonly fd: number;
 }
 
 interface StreamWrapBinding {
@@ -281,18 +283,11 @@ export class DirectWriter extends TurnWriter {
   scratch(n: number): Buffer {
     const parts = this.parts;
     const last = parts.length - 1;
-    if (last >= 0) {
-      const text = parts[last]!;
-      // Text followed by bytes of the turn (a request head, then its body): the text goes into the turn's
-      // memory first, so that both lie end to end and leave in one writeBuffer (send). Node's writev with
-      // a string among its chunks cost a POST about 2 500 instructions (callgrind, stop 38): a property
-      // lookup per chunk, the string's encoding into memory of its own, handle scopes.
-      if (typeof text === 'string') {
-        const bytes = turnArena.take(text.length);
-        bytes.write(text, 0, 'latin1');
-        parts[last] = bytes;
-      }
-    }
+    // Text followed by bytes of the turn (a request head, then its body): the text goes into the turn's
+    // memory first, so that both lie end to end and leave in one writeBuffer (send). Node's writev with
+    // a string among its chunks cost a POST about 2 500 instructions (callgrind, stop 38): a property
+    // lookup per chunk, the string's encoding into memory of its own, handle scopes.
+    if (last >= 0) parts[last] = inTurn(parts[last]!);
     return turnArena.take(n);
   }
 
@@ -304,7 +299,7 @@ export class DirectWriter extends TurnWriter {
    */
   override writeLent(bytes: Uint8Array): boolean {
     if (bytes.length >= TURN_FLUSH_BYTES && this.pending === 0) {
-      const fd = (this.handle() as { fd?: number } | null)?.fd ?? -1;
+      const fd = this.handle()?.fd ?? -1;
       if (fd >= 0) return this.sendLent(fd, bytes);
     }
     return super.writeLent(bytes);
@@ -315,10 +310,7 @@ export class DirectWriter extends TurnWriter {
     this.parts = [];
     this.bytes = 0;
     const pieces: Uint8Array[] = new Array<Uint8Array>(gathered.length + 1);
-    for (let i = 0; i < gathered.length; i++) {
-      const p = gathered[i]!;
-      pieces[i] = typeof p === 'string' ? Buffer.from(p, 'latin1') : p;
-    }
+    for (let i = 0; i < gathered.length; i++) pieces[i] = inTurn(gathered[i]!);
     pieces[gathered.length] = bytes;
     const sent = writeNow(fd, pieces);
     if (sent < 0) {
@@ -390,6 +382,14 @@ export class DirectWriter extends TurnWriter {
   get needsDrain(): boolean {
     return this.pending !== 0 || this.socket.writableNeedDrain;
   }
+}
+
+/** A gathered piece as bytes: text (byte per character) copied into the turn's memory, a Buffer as it is. */
+function inTurn(p: string | Buffer): Buffer {
+  if (typeof p !== 'string') return p;
+  const bytes = turnArena.take(p.length);
+  bytes.write(p, 0, 'latin1');
+  return bytes;
 }
 
 /**

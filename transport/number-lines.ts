@@ -78,7 +78,7 @@ const NONE = Buffer.alloc(0);
 export class NumberLines {
   private fields: NumberField[] = [];
   private values: number[] = [];
-  /** Where each value's digits end in `kept`, and how many there are (-1: not a small count). */
+  /** Where each value's digits (or text) end in `kept`. */
   private ends: number[] = [];
   /** Per value, the range of numbers with as many digits as it has ([1, 0] when it is not a small count). */
   private lows: number[] = [];

@@ -1,5 +1,5 @@
 import { ApiHandlerError } from '../../../errors/api-handler.js';
-import type { GatewaySecurity } from '../../security/gateway-security.js';
+import type { GatewaySecurity, SecuritySettings } from '../../security/gateway-security.js';
 import type { AuthContext, Call, TokenFacts } from '../../kernel/call.js';
 import type { BackendTarget } from '../../routing/backend-target.js';
 import { PhaseResult, type GatewayPhase } from '../../kernel/phase.js';
@@ -15,7 +15,7 @@ const OPEN_SUBSCRIPTION = { tier: 'Unlimited', state: 'UNBLOCKED' } as const;
  */
 interface Admitted {
   readonly access: number;
-  readonly settings: unknown;
+  readonly settings: SecuritySettings | null;
   readonly resource: object;
   readonly endpoints: object | null;
   readonly auth: AuthContext;

@@ -35,7 +35,10 @@ export class CallColumnsWriter {
   private extras: CallExtras[] | null = null;
   private readonly last: (string | null)[] = new Array<string | null>(STR_COLS).fill(null);
   private readonly lastRef = new Int32Array(STR_COLS).fill(-1);
-  /** Per group of columns (by its first column), the object the previous row's group was written from. */
+  /**
+   * Per group of columns (by its first column), the object the previous row's group was written from;
+   * undefined, which no key is, at the start of a batch (take), so a batch's first row writes its groups.
+   */
   private readonly groupKey: (object | null | undefined)[] = new Array<object | null | undefined>(STR_COLS).fill(undefined);
   private n = 0;
 
@@ -78,7 +81,7 @@ export class CallColumnsWriter {
    */
   same(col: number, count: number, key: object | null): boolean {
     const row = this.n - 1;
-    if (key !== this.groupKey[col] || row === 0) {
+    if (key !== this.groupKey[col]) {
       this.groupKey[col] = key;
       return false;
     }
