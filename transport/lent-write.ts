@@ -5,8 +5,8 @@ import { writeSync, writevSync } from 'node:fs';
  * path for a large piece that is only lent (a body piece read from another socket, valid during the read's
  * callback). The turn's writers otherwise copy such a piece into the turn's memory, because libuv keeps what
  * it cannot send at once by reference, and the lent memory is read into again right after the callback;
- * for a 1 MiB upload that was sixteen copies of 64 KiB a call (stop 38, 1 io thread: 1 207-1 348
- * requests/s with them, 1 502-1 575 without). A synchronous `write(2)` keeps nothing: what it did not take is copied then,
+ * for a 1 MiB upload that was sixteen copies of 64 KiB a call (docs/decisions.md has what leaving them
+ * out measured). A synchronous `write(2)` keeps nothing: what it did not take is copied then,
  * and only that.
  *
  * Returns the bytes written (0 when the socket is full), or a negative libuv error code (the peer is gone).
