@@ -218,6 +218,18 @@ export class CounterTable {
   }
 
   /**
+   * Whether `slot` holds the key of `h`: its fingerprint read as two plain halves. Only the key's own slot
+   * can show both of its halves: a slot goes from one key to another through empty or deleted (0, -1),
+   * and a half of those is never a key's half (hash.ts), so a read torn by a claim or an eviction does not
+   * match. A slot evicted a moment after the read is counted in as if the call had come a moment earlier.
+   */
+  holds(slot: number, h: KeyHash): boolean {
+    const at = slot * SLOT_WORDS * 2;
+    const i32 = this.i32;
+    return i32[at + HI] === h.hi && i32[at + LO] === h.lo;
+  }
+
+  /**
    * Admits `amount` if the count stays within `limit`: the count after the add is in `this.count` and true
    * is returned; else the count is unchanged (in `this.count`) and false is returned.
    */

@@ -8,7 +8,7 @@ import { CounterTable, KIND_REQUESTS, NOTE_THROTTLED, createSharedCounters } fro
  */
 export function warmUpCounterPaths(): void {
   const t = new CounterTable(createSharedCounters(1024));
-  const slot = t.slotOf({ hi: 0x1234567, lo: 0x7654321 });
+  const slot = t.slotOf({ hi: 0x1234567, lo: 0x7654321, slot: -1 });
   // Many rounds: V8 gives a function its feedback vector only after it has run for a while, and what runs
   // before that leaves no feedback.
   for (let w = 1; w <= ROUNDS; w++) {

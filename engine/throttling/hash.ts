@@ -9,6 +9,16 @@
 export interface KeyHash {
   hi: number;
   lo: number;
+  /**
+   * The counter slot this key was last found in (-1: none yet), a hint for the next count: the level
+   * counter takes it only after reading this hash's fingerprint in that slot (level-counter.ts slotOf).
+   */
+  slot: number;
+}
+
+/** A hash to fill with hashInto (the evaluator's scratch and its cached keys' hashes). */
+export function newKeyHash(): KeyHash {
+  return { hi: 0, lo: 0, slot: -1 };
 }
 
 /** What a half of 0 or -1 becomes (any other value would do). */
@@ -36,7 +46,7 @@ export function hashInto(key: string, out: KeyHash): KeyHash {
 }
 
 export function hashOf(key: string): KeyHash {
-  return hashInto(key, { hi: 0, lo: 0 });
+  return hashInto(key, newKeyHash());
 }
 
 /** The FP word of a hash. */

@@ -4,7 +4,7 @@ import type { ApiDefinition, ResourceDefinition } from '../registry/types.js';
 import { CompiledPolicies, plainUser, type CCondition, type CPolicy, type CQuota } from './compiled.js';
 import { KIND_BANDWIDTH, type SharedCounters } from './counter-table.js';
 import { LEVEL_ERROR, type ThrottleLevel } from './errors.js';
-import { hashInto, hashOf, type KeyHash } from './hash.js';
+import { hashInto, hashOf, newKeyHash, type KeyHash } from './hash.js';
 import { parseIp, throttleAddress, type Ip } from './ip.js';
 import { LevelCounter } from './level-counter.js';
 import type { PolicySnapshot } from './policy-set.js';
@@ -74,7 +74,7 @@ export class ThrottleEvaluator {
   retryMs = 0;
 
   // ---- the call being evaluated (one at a time on this thread) ----
-  private readonly h: KeyHash = { hi: 0, lo: 0 };
+  private readonly h: KeyHash = newKeyHash();
   private ip: Ip | null = null;
   private ipText = '';
   private ipDone = false;
@@ -188,8 +188,8 @@ export class ThrottleEvaluator {
       const appKey = `p${SEP}${auth.application}${SEP}${auth.user}${SEP}${auth.applicationTier}`;
       keys = {
         apiId, sub: cp.resolve('subscription', auth.tier), app: cp.resolve('application', auth.applicationTier),
-        burstKey, burstHash: hashInto(burstKey, { hi: 0, lo: 0 }), subKey, subHash: hashInto(subKey, { hi: 0, lo: 0 }),
-        appKey, appHash: hashInto(appKey, { hi: 0, lo: 0 }),
+        burstKey, burstHash: hashInto(burstKey, newKeyHash()), subKey, subHash: hashInto(subKey, newKeyHash()),
+        appKey, appHash: hashInto(appKey, newKeyHash()),
       };
       this.callerKeys.set(auth, keys);
     }
