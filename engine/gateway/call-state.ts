@@ -163,8 +163,10 @@ export class CallState {
   }
 
   removeBackendHeader(lowerName: string): void {
-    const list = (this.removedBackend ??= []);
-    if (!list.includes(lowerName)) list.push(lowerName);
+    const list = this.removedBackend;
+    // The first name in a literal of its size: an empty array grows on its first push (a builtin call).
+    if (list === null) this.removedBackend = [lowerName];
+    else if (!list.includes(lowerName)) list.push(lowerName);
   }
 
   /** Response headers the phases add for the client (CORS, rate limits), flat [name, value, ...]. */
