@@ -4,6 +4,7 @@ import { CpuMeter } from './lib/proc-cpu.js';
 import { runWrk } from './lib/wrk.js';
 import { startFloorProxy } from './peers/floor.js';
 import { startNginxProxy } from './peers/nginx.js';
+import { benchToken, sluiceBenchFiles } from './peers/sluice.js';
 
 /**
  * `node dist/bench/ab.js ROOT_A ROOT_B [...]`: a same-run A/B of checkouts of Sluice (each built with
@@ -22,6 +23,8 @@ import { startNginxProxy } from './peers/nginx.js';
  *   AB_ACCESS_LOG   "off" turns the access log off (default on, as Sluice ships)
  *   AB_PATH         the backend path called (default /x, a 24-byte JSON; /1mb, a 1 MiB file)
  *   AB_POST_BYTES   POST a body of this many bytes to /upload instead (the backend reads it whole)
+ *   AB_API          "secured": the bench's secured API instead of an open one (bench/peers/sluice.ts: JWT, the
+ *                   subscription and three throttling levels), with a token of the bench application
  *
  * A root written `ROOT#nolog` runs that checkout with its access log off, so one checkout can be compared
  * with itself: `node dist/bench/ab.js . .#nolog` is the access log's cost. `floor` and `nginx` stand for the
@@ -34,7 +37,8 @@ const CONNECTIONS = Number(process.env['AB_CONNECTIONS'] ?? 50);
 const ACCESS_LOG = process.env['AB_ACCESS_LOG'] !== 'off';
 const POST_BYTES = Number(process.env['AB_POST_BYTES'] ?? 0);
 const PATH = POST_BYTES > 0 ? '/upload' : process.env['AB_PATH'] ?? '/x';
-const LOAD = POST_BYTES > 0 ? { method: 'POST' as const, body: Buffer.alloc(POST_BYTES, 97), headers: { 'content-type': 'application/octet-stream' } } : {};
+const SECURED = process.env['AB_API'] === 'secured';
+const LOAD: { readonly method?: 'POST'; readonly body?: Buffer; readonly headers?: Record<string, string> } = POST_BYTES > 0 ? { method: 'POST' as const, body: Buffer.alloc(POST_BYTES, 97), headers: { 'content-type': 'application/octet-stream' } } : {};
 const specs = process.argv.slice(2).map((r) => ({ root: path.resolve(r.replace(/#nolog$/, '')), log: ACCESS_LOG && !r.endsWith('#nolog'), name: r }));
 if (specs.length < 2) {
   console.error('usage: node dist/bench/ab.js ROOT_A ROOT_B [ROOT...]  (built checkouts of Sluice)');
@@ -46,7 +50,13 @@ const median = (xs: readonly number[]): number => { const s = [...xs].sort((a, b
 /** The q-quantile (0..1), by the nearest rank. */
 const quantile = (xs: readonly number[], q: number): number => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.round(q * (s.length - 1)))]!; };
 
-interface Side { readonly root: string; readonly pid: number; readonly url: string; readonly rps: number[]; readonly cpu: number[]; readonly p99: number[]; stop(): Promise<void> }
+/** The request of a side's load: the body's headers (POST) and the token (secured) together. */
+const loadOf = (s: Side): typeof LOAD => {
+  const headers = { ...LOAD.headers, ...s.headers };
+  return { ...LOAD, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
+};
+
+interface Side { readonly root: string; readonly pid: number; readonly url: string; readonly headers?: Record<string, string> | undefined; readonly rps: number[]; readonly cpu: number[]; readonly p99: number[]; stop(): Promise<void> }
 
 const backend = await startNginxBackend(BACKEND_PORT);
 const sides: Side[] = [];
@@ -58,22 +68,24 @@ try {
       sides.push({ root: spec.name, pid: peer.pids[0]!, url: `${peer.passThrough}${PATH}`, rps: [], cpu: [], p99: [], stop: () => peer.stop() });
       continue;
     }
+    const backendUrl = `http://127.0.0.1:${BACKEND_PORT}`;
     const gw = await startSluice({
       root: spec.root, offset: 600 + i * 10, ioThreads: 1,
-      files: { 'repository/deployment/server/apis/ab-open.toml': benchApiToml({ name: 'AbOpen', context: '/open', backend: `http://127.0.0.1:${BACKEND_PORT}`, verbs: ['GET', 'POST'], auth: 'None' }) },
+      files: SECURED ? sluiceBenchFiles(backendUrl, backendUrl) : { 'repository/deployment/server/apis/ab-open.toml': benchApiToml({ name: 'AbOpen', context: '/open', backend: backendUrl, verbs: ['GET', 'POST'], auth: 'None' }) },
       conf: { http_access_log: { enabled: spec.log } },
     });
-    sides.push({ root: spec.name, pid: gw.proc.pid!, url: `http://127.0.0.1:${gw.http}/open/1.0.0${PATH}`, rps: [], cpu: [], p99: [], stop: () => stopTracked(gw.proc) });
+    const headers = SECURED ? { authorization: `Bearer ${await benchToken(`https://127.0.0.1:${gw.servletHttps}`)}` } : undefined;
+    sides.push({ root: spec.name, pid: gw.proc.pid!, url: `http://127.0.0.1:${gw.http}/${SECURED ? 'throttled' : 'open'}/1.0.0${PATH}`, headers, rps: [], cpu: [], p99: [], stop: () => stopTracked(gw.proc) });
   }
-  for (const s of sides) await runWrk({ url: s.url, connections: CONNECTIONS, durationSec: 3, ...LOAD });
+  for (const s of sides) await runWrk({ url: s.url, connections: CONNECTIONS, durationSec: 3, ...loadOf(s) });
   for (let r = 0; r < ROUNDS; r++) {
     // Alternate which checkout goes first, so that neither always follows the other's load.
     const order = r % 2 === 0 ? sides : [...sides].reverse();
     for (const s of order) {
-      await runWrk({ url: s.url, connections: CONNECTIONS, durationSec: 2, ...LOAD });
+      await runWrk({ url: s.url, connections: CONNECTIONS, durationSec: 2, ...loadOf(s) });
       const meter = new CpuMeter([s.pid]);
       meter.start();
-      const res = await runWrk({ url: s.url, connections: CONNECTIONS, durationSec: SECONDS, ...LOAD });
+      const res = await runWrk({ url: s.url, connections: CONNECTIONS, durationSec: SECONDS, ...loadOf(s) });
       const cpu = meter.stop(res.requests);
       if (res.errors > 0 || res.non2xx > 0) throw new Error(`${s.root}: ${res.errors} socket errors, ${res.non2xx} non-2xx answers`);
       s.rps.push(res.requestsPerSec);
@@ -83,7 +95,7 @@ try {
     }
   }
   const base = sides[0]!;
-  console.log(`\n${PATH}${POST_BYTES > 0 ? ` POST ${POST_BYTES} bytes` : ''}: ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, 1 io thread, access log ${ACCESS_LOG ? 'on' : 'off'} (but #nolog): medians`);
+  console.log(`\n${SECURED ? 'secured ' : ''}${PATH}${POST_BYTES > 0 ? ` POST ${POST_BYTES} bytes` : ''}: ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, 1 io thread, access log ${ACCESS_LOG ? 'on' : 'off'} (but #nolog): medians`);
   for (const s of sides) {
     console.log(`${s.root}: ${median(s.rps).toFixed(0)} requests/s (${(median(s.rps) / median(base.rps)).toFixed(3)}x), ${median(s.cpu).toFixed(2)} µs CPU per call (${(median(s.cpu) / median(base.cpu)).toFixed(3)}x), p99 ${median(s.p99).toFixed(2)} ms`);
   }
