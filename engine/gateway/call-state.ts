@@ -194,7 +194,14 @@ export class CallState {
   }
 
   addResponseNumber(field: NumberField, value: number): void {
-    (this.addedNumbers ??= []).push(field, value);
+    this.addResponseNumbers([field, value]);
+  }
+
+  addResponseNumbers(numbers: (NumberField | number)[]): void {
+    const list = this.addedNumbers;
+    // The first list is kept as it came: an empty array grew on its first push (a builtin call a call).
+    if (list === null) this.addedNumbers = numbers;
+    else for (let i = 0; i < numbers.length; i++) list.push(numbers[i]!);
   }
 
   /** The fault sequence of the call's API (its own `fault_sequence`), else the shipped `fault`. */

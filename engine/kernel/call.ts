@@ -127,6 +127,8 @@ export interface Call {
    * construction, so it alone does not make the head be checked again before it is written.
    */
   addResponseNumber(field: NumberField, value: number): void;
+  /** Several numeric fields at once, flat [field, value, ...]; the call keeps the array, so pass a new one. */
+  addResponseNumbers(numbers: (NumberField | number)[]): void;
   readonly extraBackendHeaders: readonly string[];
   readonly removedBackendHeaders: readonly string[];
   readonly extraResponseHeaders: readonly string[];

@@ -76,9 +76,11 @@ export class ThrottlePhase implements GatewayPhase {
       return PhaseResult.STOP;
     }
     if (ev.bestRemaining >= 0 && ev.rateLimitHeaders) {
-      ctx.addResponseNumber(RATE_LIMIT_LIMIT, ev.bestLimit);
-      ctx.addResponseNumber(RATE_LIMIT_REMAINING, ev.bestRemaining);
-      ctx.addResponseNumber(RATE_LIMIT_RESET, Math.max(1, Math.ceil(ev.bestResetMs / 1000)));
+      ctx.addResponseNumbers([
+        RATE_LIMIT_LIMIT, ev.bestLimit,
+        RATE_LIMIT_REMAINING, ev.bestRemaining,
+        RATE_LIMIT_RESET, Math.max(1, Math.ceil(ev.bestResetMs / 1000)),
+      ]);
     }
     return PhaseResult.CONTINUE;
   }
@@ -105,9 +107,7 @@ export class ThrottlePhase implements GatewayPhase {
     const resetMs = ev.retryMs;
     const retry = String(Math.max(1, Math.ceil(resetMs / 1000)));
     if (ev.rateLimitHeaders) {
-      ctx.addResponseNumber(RATE_LIMIT_LIMIT, q.limit);
-      ctx.addResponseNumber(RATE_LIMIT_REMAINING, 0);
-      ctx.addResponseNumber(RATE_LIMIT_RESET, Math.max(1, Math.ceil(resetMs / 1000)));
+      ctx.addResponseNumbers([RATE_LIMIT_LIMIT, q.limit, RATE_LIMIT_REMAINING, 0, RATE_LIMIT_RESET, Math.max(1, Math.ceil(resetMs / 1000))]);
     }
     ctx.raise(error, {
       description: `${error.description}. You can access the API again after ${new Date(now + resetMs).toISOString()}`,

@@ -29,6 +29,16 @@ t.test('a local answer carries a number a phase added', async (t) => {
   t.same(r.client.written.headers.find(([k]) => k === 'x-count'), ['x-count', '42']);
 });
 
+t.test('numbers added together and one by one all reach the answer, in the order they were added', async (t) => {
+  const OTHER = numberField('X-Other');
+  const addThree = (call: Call): number => { call.addResponseNumbers([OTHER, 1, NUMBER, 2, OTHER, 3]); return PhaseResult.CONTINUE; };
+  for (const phases of [[addThree, addNumber], [addNumber, addThree]]) {
+    const r = inject(testRuntime([...phases.map((p, i) => phaseOf(`p${i}`, p)), answering(200)]), { path: '/x' });
+    const numbers = r.client.written.headers.filter(([k]) => k === 'x-count' || k === 'x-other').map(([k, v]) => `${k}=${v}`);
+    t.same(numbers, phases[0] === addThree ? ['x-other=1', 'x-count=2', 'x-other=3', 'x-count=42'] : ['x-count=42', 'x-other=1', 'x-count=2', 'x-other=3']);
+  }
+});
+
 t.test('a local answer with an unwritable added header gets the built-in fault, whether numbers came before or after it', async (t) => {
   for (const phases of [[addNumber, addUnsafe], [addUnsafe, addNumber]]) {
     const r = inject(testRuntime([...phases.map((p, i) => phaseOf(`p${i}`, p)), answering(200)]), { path: '/x' });
