@@ -26,6 +26,8 @@ export interface ApiRuntime {
   readonly root: TrieNode;
   /** Any resource for this path with another verb (900906 vs 405-like cases, CORS preflight). */
   readonly verbs: ReadonlySet<string>;
+  /** The last resource lookup without parameters on this io thread (ApiRouter.findResource). */
+  readonly last: { verb: string | null; path: string; resource: ResourceRuntime | null };
 }
 
 export interface RouteMatch {
@@ -69,7 +71,7 @@ function compileApi(def: ApiDefinition): ApiRuntime {
     verbs.add(r.verb);
   }
   const prefix = `${def.context}/${def.version}`;
-  return { def, prefix, prefixDepth: segmentsOf(prefix).length, root, verbs };
+  return { def, prefix, prefixDepth: segmentsOf(prefix).length, root, verbs, last: { verb: null, path: '', resource: null } };
 }
 
 /**
@@ -89,6 +91,13 @@ export class ApiRouter {
   private readonly prefixLengths = new Uint8Array(PREFIX_LENGTHS);
   private readonly maxDepth: number;
   readonly apis: readonly ApiRuntime[];
+  /**
+   * The last path looked up and what it found (a table is one io thread's): under load the next call is
+   * mostly for the same path, often the same string (the front door keeps a repeated head's strings), and
+   * a compare is cheaper than cutting the prefix and hashing it.
+   */
+  private lastPath: string | null = null;
+  private lastMatch: RouteMatch | null = null;
 
   constructor(defs: readonly ApiDefinition[]) {
     let depth = 0;
@@ -107,6 +116,14 @@ export class ApiRouter {
 
   /** The API whose `/<context>/<version>` is the longest prefix of the path, or null. */
   findApi(path: string): RouteMatch | null {
+    if (path === this.lastPath) return this.lastMatch;
+    const m = this.lookUp(path);
+    this.lastPath = path;
+    this.lastMatch = m;
+    return m;
+  }
+
+  private lookUp(path: string): RouteMatch | null {
     let best: ApiRuntime | null = null;
     let bestEnd = 0;
     let end = 0;
@@ -126,8 +143,12 @@ export class ApiRouter {
 
   /** The resource of the API for a verb and resource path; HEAD falls back to GET. */
   static findResource(api: ApiRuntime, verb: string, resourcePath: string, params: string[] | null): ResourceRuntime | null {
-    const hit = match(api.root, resourcePath, 0, verb, params);
-    if (hit === null && verb === 'HEAD') return match(api.root, resourcePath, 0, 'GET', params);
+    // Without parameters to collect, the same verb and path find what they found last time.
+    const last = api.last;
+    if (params === null && verb === last.verb && resourcePath === last.path) return last.resource;
+    let hit = match(api.root, resourcePath, 0, verb, params);
+    if (hit === null && verb === 'HEAD') hit = match(api.root, resourcePath, 0, 'GET', params);
+    if (params === null) { last.verb = verb; last.path = resourcePath; last.resource = hit; }
     return hit;
   }
 

@@ -96,3 +96,23 @@ t.test('characters outside ASCII in a path and a context are compared as they ar
   t.equal(r.findApi('/cafe/v1/menu'), null);
   t.equal(r.findApi('/caf\u00e9\u0301/v1/menu'), null, 'another length is another prefix');
 });
+
+t.test('a path or a resource looked up again, alone or between others, finds what a first lookup finds', async (t) => {
+  // Each router remembers its last lookup: the same path and the same verb again take it, anything else looks
+  // up anew. A fresh router for each expected answer is the reference.
+  const paths = ['/pizzashack/1.0.0/menu', '/pizzashack/1.0.0/menu', '/open/2.0/menu', '/pizzashack/1.0.0/menu/7', '/nothing/1', '/nothing/1', '/a/b/v1/x'];
+  const verbs = ['GET', 'GET', 'PUT', 'GET', 'POST', 'DELETE', 'HEAD'];
+  const shared = new ApiRouter([pizza, open, deep]);
+  for (const [i, path] of paths.entries()) {
+    for (const verb of [verbs[i]!, 'GET', 'DELETE']) {
+      const fresh = new ApiRouter([pizza, open, deep]);
+      const want = fresh.findApi(path);
+      const got = shared.findApi(path);
+      t.equal(got?.api.prefix ?? null, want?.api.prefix ?? null, `${path}: the API`);
+      t.equal(got?.resourcePath ?? null, want?.resourcePath ?? null, `${path}: the resource path`);
+      if (got === null || want === null) continue;
+      const wantResource = ApiRouter.findResource(want.api, verb, want.resourcePath, null)?.def.uriTemplate ?? null;
+      t.equal(ApiRouter.findResource(got.api, verb, got.resourcePath, null)?.def.uriTemplate ?? null, wantResource, `${verb} ${path}: the resource`);
+    }
+  }
+});
