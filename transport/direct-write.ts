@@ -75,17 +75,6 @@ function writeError(status: number): NodeJS.ErrnoException {
   return err;
 }
 
-/**
- * A socket with a timeout (`setTimeout`: the sender's backend sockets) restarts it on every write, as a
- * stream write does: a request written to a connection that sat idle gets the whole timeout for its answer.
- * A writer of a socket that never has one (the front door's, timed by its sweeper) skips the call: Node's
- * `_unrefTimer` walks the socket's parents with a megamorphic symbol load each, about 300 instructions a
- * write by callgrind, to find no timer.
- */
-function refreshTimeout(s: net.Socket): void {
-  (s as net.Socket & { _unrefTimer(): void })._unrefTimer();
-}
-
 function onDirectWriteComplete(this: WriteReq, status: number): void {
   const w = this.owner!;
   this.owner = null;
@@ -99,7 +88,6 @@ function onDirectWriteComplete(this: WriteReq, status: number): void {
   const s = w.socket;
   if (s.destroyed) return;
   if (status < 0) { s.destroy(writeError(status)); return; }
-  if (w.timed) refreshTimeout(s);
   if (w.pending === 0 && !s.writableNeedDrain) w.onDrained();
 }
 
@@ -270,8 +258,12 @@ export class DirectWriter extends TurnWriter {
   /** Direct writes libuv still holds (it could not send them at once). */
   pending = 0;
 
-  /** `timed`: the socket may have a timeout (`setTimeout`), which every write restarts. */
-  constructor(socket: net.Socket, readonly onDrained: () => void, readonly timed: boolean) {
+  /**
+   * No write restarts a socket timeout: none of the sockets written here has one (the front door's are timed
+   * by its sweeper, the backend's by the sender's idle watch), and Node's `_unrefTimer` walks the socket's
+   * parents with a megamorphic symbol load each, about 300 instructions a write by callgrind, to find none.
+   */
+  constructor(socket: net.Socket, readonly onDrained: () => void) {
     super(socket);
   }
 
@@ -317,7 +309,6 @@ export class DirectWriter extends TurnWriter {
       this.socket.destroy(writeError(sent));
       return false;
     }
-    if (this.timed && sent > 0) refreshTimeout(this.socket);
     const rest = unsentOf(pieces, sent, (b) => turnArena.copy(b));
     if (rest.length > 0) this.send(rest);
     return !this.needsDrain;
@@ -365,7 +356,6 @@ export class DirectWriter extends TurnWriter {
       this.socket.destroy(writeError(err));
       return;
     }
-    if (this.timed) refreshTimeout(this.socket);
     if (streamBaseState[LAST_WRITE_WAS_ASYNC] === 0) {
       spareReq = req;
       if (data !== null && !Array.isArray(data)) turnArena.release(data);
@@ -423,10 +413,9 @@ function heldRegions(data: Buffer | (string | Buffer)[]): Region[] | null {
 
 /**
  * The writer of a connection: direct for plain TCP where Node offers its stream binding, through the stream
- * otherwise (TLS, or a Node.js without the binding). Both gather a turn's bytes. `timed`: the socket may be
- * given a timeout (`setTimeout`) that its writes must restart; false for a socket timed by other means.
+ * otherwise (TLS, or a Node.js without the binding). Both gather a turn's bytes. The socket must not have
+ * a timeout (`setTimeout`): a direct write does not restart it.
  */
-export function socketOut(socket: net.Socket, plain: boolean, onDrained: () => void, timed = true): SocketOut {
-  return plain && binding !== null && typeof (socket as net.Socket & { _unrefTimer?: unknown })._unrefTimer === 'function'
-    ? new DirectWriter(socket, onDrained, timed) : new StreamOut(socket);
+export function socketOut(socket: net.Socket, plain: boolean, onDrained: () => void): SocketOut {
+  return plain && binding !== null ? new DirectWriter(socket, onDrained) : new StreamOut(socket);
 }

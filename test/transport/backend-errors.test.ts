@@ -152,3 +152,56 @@ t.test('a request on a pooled connection gets the whole socket timeout for its a
   t.equal(calls, 2, 'each call reached the backend once');
   t.equal(be.connections(), 1, 'on the pooled connection');
 });
+
+t.test('a pooled connection idle for the socket timeout is closed by the gateway, not before', async (t) => {
+  // http.socket.timeout is 600 ms here; the idle watch sweeps every 75 ms.
+  let closedAfter = -1;
+  let answeredAt = 0;
+  const be = await rawBackend(t, (sock) => {
+    onEachRequestHead(sock, () => { sock.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok'); answeredAt = Date.now(); });
+    sock.on('end', () => { closedAfter = Date.now() - answeredAt; sock.end(); });
+  });
+  const s = await gateway(t, { pooled: be.url });
+  t.equal((await request(s.url('/pooled/1.0.0/a'))).status, 200);
+  await eventually(() => closedAfter >= 0, 'the gateway to close the idle connection', 3000);
+  t.ok(closedAfter >= 550 && closedAfter < 1500, `closed ${closedAfter} ms after its last answer`);
+});
+
+t.test('a response that keeps coming, slower than the socket timeout in all but never idle that long, is not timed out', async (t) => {
+  // Seven body pieces 250 ms apart: 1.5 s in all against a 600 ms socket timeout. Each read restarts the wait.
+  const be = await rawBackend(t, (sock) => onRequestHead(sock, () => {
+    sock.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n');
+    let n = 0;
+    const tick = setInterval(() => {
+      if (sock.destroyed) { clearInterval(tick); return; }
+      if (n++ < 7) { sock.write('1\r\nx\r\n'); return; }
+      clearInterval(tick);
+      sock.write('0\r\n\r\n');
+    }, 250);
+  }));
+  const s = await gateway(t, { trickle: be.url });
+  const r = await request(s.url('/trickle/1.0.0/a'));
+  t.equal(r.status, 200);
+  t.equal(r.text, 'xxxxxxx', 'the whole body arrived');
+});
+
+t.test('a request body that keeps coming slower than the socket timeout in all is not timed out', async (t) => {
+  // The client sends its body in four pieces 250 ms apart (1 s in all, 600 ms socket timeout); the backend
+  // answers when it has read it all. Each write to the backend restarts the wait.
+  const be = await rawBackend(t, (sock) => onRequestHead(sock, (_head, rest) => {
+    let got = rest.length;
+    const done = (): void => { if (got >= 4) sock.write(`HTTP/1.1 200 OK\r\ncontent-length: ${got}\r\n\r\n${'y'.repeat(got)}`); };
+    sock.on('data', (d: Buffer) => { got += d.length; done(); });
+    done();
+  }));
+  const s = await gateway(t, { slowup: be.url });
+  const c = (await import('node:net')).connect(Number(new URL(s.url('/')).port), '127.0.0.1');
+  await new Promise((r) => c.once('connect', r));
+  let reply = '';
+  c.on('data', (d: Buffer) => { reply += d.toString('latin1'); });
+  c.write('POST /slowup/1.0.0/a HTTP/1.1\r\nhost: x\r\ncontent-length: 4\r\n\r\n');
+  for (let i = 0; i < 4; i++) { await new Promise((r) => setTimeout(r, 250)); c.write('z'); }
+  await eventually(() => reply.includes('\r\n\r\n'), 'the reply', 3000);
+  t.match(reply, /^HTTP\/1\.1 200 /, `answered, not timed out: ${reply.split('\r\n')[0]}`);
+  c.destroy();
+});

@@ -109,7 +109,7 @@ t.test('a writer holds the regions of what libuv could not send, and lets go whe
     const client = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
     client.pause();
     await new Promise((r) => setTimeout(r, 50));
-    const out = socketOut(sock, true, () => {}, false);
+    const out = socketOut(sock, true, () => {});
     // Pieces of 64 KiB, one a turn, until the kernel takes no more and libuv holds the rest.
     let turns = 0;
     while (turnArena.holding === 0 && turns++ < 400) {

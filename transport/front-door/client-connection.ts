@@ -55,7 +55,7 @@ export class ClientConnection extends RequestReader implements ExchangeConnectio
     socket.on('end', this.onSocketEnd);
     socket.on('drain', this.onSocketDrain);
     // Timed by the front door's sweeper (checkTimeouts), never by a socket timeout.
-    this.out = socketOut(socket, !secure, this.onSocketDrain, false);
+    this.out = socketOut(socket, !secure, this.onSocketDrain);
   }
 
   /** The socket's `onread` callback (plain connections) or its `data` listener (TLS). */

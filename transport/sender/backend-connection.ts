@@ -13,6 +13,8 @@ import { socketOut } from '../direct-write.js';
 import { RequestWriter } from './request-writer.js';
 import { viewsOf, type ReadViews } from '../read-views.js';
 import { keptResponse } from './kept-response.js';
+import { idleWatch, type IdleWatched } from './idle-watch.js';
+import { turnNow } from '../event-turn.js';
 
 const CRLF = '\r\n';
 
@@ -47,8 +49,15 @@ export interface ConnectionPool {
  * and both sides allow keep-alive. Where the exchange stands (request written, response begun) is its
  * protocol state, read from the exchange rather than kept here a second time.
  */
-export class BackendConnection implements ExchangeWire {
+export class BackendConnection implements ExchangeWire, IdleWatched {
   readonly socket: net.Socket;
+  /**
+   * The socket timeout (`http.socket.timeout`): the thread's idle watch (idle-watch.ts) times the
+   * connection out after this long without a read or a write, from the connect on. 0 or less: never.
+   */
+  readonly idleLimitMs: number;
+  /** When the connection last read, wrote or drained (ms since the epoch, the turn's clock). */
+  private activeAt = 0;
   /** The request side: head and body (request-writer.ts). */
   private readonly writer: RequestWriter;
   private readonly parser: LlhttpParser;
@@ -87,6 +96,7 @@ export class BackendConnection implements ExchangeWire {
 
   constructor(readonly pool: ConnectionPool, readBuffer: Buffer) {
     const o = pool.options;
+    this.idleLimitMs = o.socketTimeoutMs;
     this.parser = new HTTPParser();
     this.parser.initialize(HTTPParser.RESPONSE, {}, o.maxHeaderSize, 0);
     // Node's binding looks every callback up on each message; an own `undefined` ends the lookup at the
@@ -112,7 +122,6 @@ export class BackendConnection implements ExchangeWire {
     this.socket.on('error', this.onSocketError);
     this.socket.on('close', this.onSocketClose);
     this.socket.on('drain', this.onSocketDrain);
-    this.socket.on('timeout', this.onSocketTimeout);
     this.connectTimer = setTimeout(this.onConnectTimeout, o.connectTimeoutMs);
   }
 
@@ -121,7 +130,10 @@ export class BackendConnection implements ExchangeWire {
   private readonly onConnected = (): void => {
     if (this.connectTimer) { clearTimeout(this.connectTimer); this.connectTimer = null; }
     this.connected = true;
-    this.socket.setTimeout(this.pool.options.socketTimeoutMs);
+    if (this.idleLimitMs > 0 && !this.closed) {
+      this.activeAt = turnNow();
+      idleWatch.watch(this);
+    }
     this.pool.onConnectionReady(this);
   };
 
@@ -170,15 +182,23 @@ export class BackendConnection implements ExchangeWire {
   /** Starts an exchange on this (connected, idle) connection. */
   assign(ex: Exchange): void {
     this.exchange = ex;
+    // The request starts the wait for its answer afresh, however long the connection sat idle.
+    this.activeAt = turnNow();
     this.keepAlive = false;
     this.skipBody = ex.req.isHead;
     ex.attach(this);
   }
 
   writeHead(head: string, bodyFollows: boolean): boolean { return this.writer.writeHead(head, bodyFollows); }
-  writeBody(chunk: Buffer, mode: BodyMode): boolean { return this.writer.writeBody(chunk, mode); }
+  writeBody(chunk: Buffer, mode: BodyMode): boolean {
+    this.activeAt = turnNow();
+    return this.writer.writeBody(chunk, mode);
+  }
   /** The request's end. A response that completed first has already detached the exchange: none is left to finish. */
-  endBody(mode: BodyMode): void { this.writer.endBody(mode); }
+  endBody(mode: BodyMode): void {
+    this.activeAt = turnNow();
+    this.writer.endBody(mode);
+  }
 
   pauseReading(): void { this.out.pause(); }
   resumeReading(): void { this.out.resume(); }
@@ -192,6 +212,7 @@ export class BackendConnection implements ExchangeWire {
   // ---- reading ----------------------------------------------------------------------------------------
 
   private readonly onRead = (n: number, buf: Buffer): boolean => {
+    this.activeAt = turnNow();
     if (this.tunnelWanted) { this.readTunnelReply(Buffer.from(buf.subarray(0, n))); return true; }
     if (this.closed) return false;
     if (this.exchange === null) {
@@ -383,10 +404,12 @@ export class BackendConnection implements ExchangeWire {
     this.closeQuietly();
   };
 
-  private readonly onSocketTimeout = (): void => {
-    if (this.exchange) this.fail(TransportErrorCode.CONNECTION_TIMED_OUT, `no input for ${this.pool.options.socketTimeoutMs} ms`);
+  /** The idle watch's sweep: no read, write or drain for the socket timeout fails the exchange, or closes an idle connection. */
+  checkIdle(now: number): void {
+    if (this.closed || now - this.activeAt <= this.idleLimitMs) return;
+    if (this.exchange) this.fail(TransportErrorCode.CONNECTION_TIMED_OUT, `no input for ${this.idleLimitMs} ms`);
     else this.destroy();
-  };
+  }
 
   private readonly onConnectTimeout = (): void => {
     this.connectTimer = null;
@@ -394,6 +417,7 @@ export class BackendConnection implements ExchangeWire {
   };
 
   private readonly onSocketDrain = (): void => {
+    this.activeAt = turnNow();
     const ex = this.exchange;
     if (ex) ex.onDrain();
   };
@@ -414,6 +438,7 @@ export class BackendConnection implements ExchangeWire {
   private closeQuietly(): void {
     if (this.closed) return;
     this.closed = true;
+    idleWatch.unwatch(this);
     // Often called from inside parser.execute (a reply that ends the connection): freeing the parser
     // under its own feet crashes the process, so it is freed once the current callback has returned.
     queueMicrotask(this.freeParser);
