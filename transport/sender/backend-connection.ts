@@ -5,7 +5,7 @@ import { BackendTransportError, TransportErrorCode, baseForSocketError } from '.
 import { isResponding } from './exchange-state.js';
 import { BodyMode } from './sender-handler.js';
 import {
-  HTTPParser, SKIP_BODY, STOP_AT_HEAD, kOnBody, kOnHeaders, kOnHeadersComplete, kOnMessageBegin, kOnMessageComplete, type LlhttpParser,
+  HTTPParser, SKIP_BODY, STOP_AT_HEAD, plainBodyLength, kOnBody, kOnHeaders, kOnHeadersComplete, kOnMessageBegin, kOnMessageComplete, type LlhttpParser,
 } from './http-parser.js';
 import type { Exchange, ExchangeWire } from './exchange.js';
 import type { HostPoolOptions } from './pool-options.js';
@@ -15,22 +15,7 @@ import { viewsOf, type ReadViews } from '../read-views.js';
 import { keptResponse } from './kept-response.js';
 import { idleWatch, type IdleWatched } from './idle-watch.js';
 import { turnNow } from '../event-turn.js';
-
-const CRLF = '\r\n';
-
-/**
- * The Content-Length of a response head, or -1 when there is none (chunked or close-delimited). llhttp has
- * already rejected a malformed, duplicated or conflicting Content-Length by the time the head is complete.
- */
-function plainBodyLength(headers: readonly string[]): number {
-  let length = -1;
-  for (let i = 0; i < headers.length; i += 2) {
-    const n = headers[i]!;
-    if (n.length === 14 && n.toLowerCase() === 'content-length') length = Number(headers[i + 1]);
-    else if (n.length === 17 && n.toLowerCase() === 'transfer-encoding') return -1;
-  }
-  return length;
-}
+import { TunnelReply, TunnelState, connectRequest } from './connect-tunnel.js';
 
 /** What a connection needs of its pool (HostPool). */
 export interface ConnectionPool {
@@ -140,28 +125,19 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
   /** HTTPS through a forward proxy: CONNECT, then TLS over the tunnel (no onread buffer for TLS here). */
   private readonly onTunnelSocket = (): void => {
     const o = this.pool.options;
-    const auth = o.proxy?.authorization ? `proxy-authorization: ${o.proxy.authorization}${CRLF}` : '';
-    this.socket.write(`CONNECT ${o.host}:${o.port} HTTP/1.1${CRLF}host: ${o.host}:${o.port}${CRLF}${auth}${CRLF}`);
-    this.tunnelWanted = true;
+    this.socket.write(connectRequest(o.host, o.port, o.proxy?.authorization));
+    this.tunnel = new TunnelReply();
   };
 
-  private tunnelWanted = false;
-  private tunnelHead = '';
+  /** The proxy's reply to CONNECT while it is being read. */
+  private tunnel: TunnelReply | null = null;
   private tlsOverTunnel: tls.TLSSocket | null = null;
 
-  private readTunnelReply(data: Buffer): void {
-    this.tunnelHead += data.toString('latin1');
-    const end = this.tunnelHead.indexOf('\r\n\r\n');
-    if (end < 0) {
-      if (this.tunnelHead.length > 16384) this.fail(TransportErrorCode.CONNECTION_FAILED, 'proxy CONNECT reply too long');
-      return;
-    }
-    const status = Number(this.tunnelHead.slice(9, 12));
-    this.tunnelWanted = false;
-    if (status !== 200) {
-      this.fail(TransportErrorCode.CONNECTION_FAILED, `proxy refused CONNECT: ${this.tunnelHead.split(CRLF)[0]}`);
-      return;
-    }
+  private readTunnelReply(tunnel: TunnelReply, data: Buffer): void {
+    const state = tunnel.read(data);
+    if (state === TunnelState.READING) return;
+    this.tunnel = null;
+    if (state === TunnelState.REFUSED) { this.fail(TransportErrorCode.CONNECTION_FAILED, tunnel.reason); return; }
     const o = this.pool.options;
     this.socket.removeListener('drain', this.onSocketDrain);
     const secure = tls.connect({ ...o.tls!, socket: this.socket });
@@ -213,7 +189,7 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
 
   private readonly onRead = (n: number, buf: Buffer): boolean => {
     this.activeAt = turnNow();
-    if (this.tunnelWanted) { this.readTunnelReply(Buffer.from(buf.subarray(0, n))); return true; }
+    if (this.tunnel !== null) { this.readTunnelReply(this.tunnel, Buffer.from(buf.subarray(0, n))); return true; }
     if (this.closed) return false;
     if (this.exchange === null) {
       // Bytes from a backend with no request outstanding: it is not speaking HTTP correctly.

@@ -53,3 +53,17 @@ export const SKIP_BODY = 1;
  * takes the next response from its first byte.
  */
 export const STOP_AT_HEAD = 2;
+
+/**
+ * The Content-Length of a response head, or -1 when there is none (chunked or close-delimited). llhttp has
+ * already rejected a malformed, duplicated or conflicting Content-Length by the time the head is complete.
+ */
+export function plainBodyLength(headers: readonly string[]): number {
+  let length = -1;
+  for (let i = 0; i < headers.length; i += 2) {
+    const n = headers[i]!;
+    if (n.length === 14 && n.toLowerCase() === 'content-length') length = Number(headers[i + 1]);
+    else if (n.length === 17 && n.toLowerCase() === 'transfer-encoding') return -1;
+  }
+  return length;
+}
