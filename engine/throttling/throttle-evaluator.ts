@@ -4,53 +4,14 @@ import type { ApiDefinition, ResourceDefinition } from '../registry/types.js';
 import { CompiledPolicies, plainUser, type CCondition, type CPolicy, type CQuota } from './compiled.js';
 import { KIND_BANDWIDTH, type SharedCounters } from './counter-table.js';
 import { LEVEL_ERROR, type ThrottleLevel } from './errors.js';
-import { hashInto, hashOf, newKeyHash, type KeyHash } from './hash.js';
+import { hashInto, newKeyHash, type KeyHash } from './hash.js';
+import { SEP, ThrottleKeys, apiMatches, type ApiInfo } from './throttle-keys.js';
 import { parseIp, throttleAddress, type Ip } from './ip.js';
 import { LevelCounter } from './level-counter.js';
 import type { PolicySnapshot } from './policy-set.js';
 import type { ThrottleReporter } from './throttle-reporter.js';
 
-/** Separates the parts of a throttle key (a character no name or address holds). */
-const SEP = '\u001f';
 const BANDWIDTH_PROPERTY = 'sluice.throttle.bandwidth';
-
-/** Per API definition (cached until the API or the policies change): its keys and policies. */
-interface ApiInfo {
-  readonly id: string;
-  readonly apiPolicy: CPolicy | null;
-  readonly apiKey: string;
-  readonly apiHash: KeyHash;
-  readonly hardKey: string;
-  readonly hard: CQuota | null;
-  readonly blocked: boolean;
-  readonly resources: Map<ResourceDefinition, ResourceInfo>;
-}
-
-/**
- * A caller's subscription and application keys on one API, with their hashes and policies: the authorize
- * phase keeps one caller object per token and tier, so a client's calls find them here instead of building
- * three keys, hashing them and looking up two policies by name on every call. Calls and WebSocket messages
- * count under the same keys. New policies start a new cache (usePolicies).
- */
-interface CallerKeys {
-  readonly apiId: string;
-  /** The caller's subscription and application policies (null: unlimited), resolved once. */
-  readonly sub: CPolicy | null;
-  readonly app: CPolicy | null;
-  readonly burstKey: string;
-  readonly burstHash: KeyHash;
-  readonly subKey: string;
-  readonly subHash: KeyHash;
-  readonly appKey: string;
-  readonly appHash: KeyHash;
-}
-
-interface ResourceInfo {
-  readonly policy: CPolicy | null;
-  readonly key: string;
-  readonly hash: KeyHash;
-  readonly label: string;
-}
 
 /**
  * Which throttle levels apply to a call or a WebSocket message on an io thread, with which keys, and the
@@ -63,20 +24,9 @@ interface ResourceInfo {
  */
 export class ThrottleEvaluator {
   private policies: CompiledPolicies | null = null;
-  private apiInfo = new WeakMap<ApiDefinition, ApiInfo>();
-  private callerKeys = new WeakMap<AuthContext, CallerKeys>();
-  /**
-   * The last call's API, resource and caller with what the maps above gave for them: under load the next
-   * call is mostly the same client on the same resource, and a WeakMap or Map lookup is a builtin call
-   * each (about 100 instructions, callgrind). Cleared with the maps.
-   */
-  private lastDef: ApiDefinition | null = null;
-  private lastInfo: ApiInfo | null = null;
-  private lastResource: ResourceDefinition | null = null;
-  private lastResourceInfo: ResourceInfo | null = null;
-  private lastAuth: AuthContext | null = null;
-  private lastKeys: CallerKeys | null = null;
   private readonly counter: LevelCounter;
+  /** The keys and policies of APIs, resources and callers under the current policies (throttle-keys.ts). */
+  private keys: ThrottleKeys | null = null;
 
   // ---- the verdict of the last evaluate when it refused ----
   /** By which level (and its quota; null for a block condition), and the ms to announce in Retry-After. */
@@ -102,9 +52,7 @@ export class ThrottleEvaluator {
   usePolicies(s: PolicySnapshot): void {
     this.policies = new CompiledPolicies(s, this.log);
     this.counter.useRevision(s.revision);
-    this.apiInfo = new WeakMap();
-    this.callerKeys = new WeakMap();
-    this.lastDef = this.lastInfo = this.lastResource = this.lastResourceInfo = this.lastAuth = this.lastKeys = null;
+    this.keys = new ThrottleKeys(this.policies);
   }
 
   /** Both the counters and the policies have arrived. */
@@ -148,7 +96,7 @@ export class ThrottleEvaluator {
     this.ipDone = false;
     this.query = null;
     this.counter.begin(now, api.id, auth);
-    const info = this.infoOf(api, cp);
+    const info = this.keys!.infoOf(api);
 
     // 1. Block conditions.
     const blocks = cp.blocks;
@@ -156,12 +104,12 @@ export class ThrottleEvaluator {
 
     // 2. API-level advanced policy, 3. resource-level.
     if (info.apiPolicy !== null && !this.advanced(ctx, 'api', info.apiPolicy, info.apiKey, info.apiHash)) return false;
-    const ri = this.resourceInfoOf(info, resource, cp);
+    const ri = this.keys!.resourceInfoOf(info, resource);
     if (ri.policy !== null && !this.advanced(ctx, 'resource', ri.policy, ri.key, ri.hash)) return false;
 
     if (auth !== null) {
       // 4. Subscription: burst control, then the quota.
-      const keys = this.keysOf(auth, info.id, cp);
+      const keys = this.keys!.keysOf(auth, info.id);
       const sub = keys.sub;
       if (sub !== null) {
         if (sub.burst !== null && !this.count(ctx, 'burst', sub.name, keys.burstKey, keys.burstHash, sub.burst)) return false;
@@ -187,28 +135,6 @@ export class ThrottleEvaluator {
       if (!this.count(ctx, 'hard', 'backend_max_tps', k, hashInto(k, this.h), info.hard)) return false;
     }
     return true;
-  }
-
-  /** The caller's keys on this API (CallerKeys), made on its first call or message there. */
-  private keysOf(auth: AuthContext, apiId: string, cp: CompiledPolicies): CallerKeys {
-    const last = this.lastKeys;
-    if (auth === this.lastAuth && last !== null && last.apiId === apiId) return last;
-    let keys = this.callerKeys.get(auth);
-    if (keys === undefined || keys.apiId !== apiId) {
-      const subscription = `${auth.application}${SEP}${apiId}${SEP}${auth.tier}`;
-      const burstKey = `b${SEP}${subscription}`;
-      const subKey = `s${SEP}${subscription}`;
-      const appKey = `p${SEP}${auth.application}${SEP}${auth.user}${SEP}${auth.applicationTier}`;
-      keys = {
-        apiId, sub: cp.resolve('subscription', auth.tier), app: cp.resolve('application', auth.applicationTier),
-        burstKey, burstHash: hashInto(burstKey, newKeyHash()), subKey, subHash: hashInto(subKey, newKeyHash()),
-        appKey, appHash: hashInto(appKey, newKeyHash()),
-      };
-      this.callerKeys.set(auth, keys);
-    }
-    this.lastAuth = auth;
-    this.lastKeys = keys;
-    return keys;
   }
 
   // ---- levels ------------------------------------------------------------------------------------
@@ -252,7 +178,7 @@ export class ThrottleEvaluator {
     const cp = this.policies;
     if (cp === null || !this.counter.ready) return true;
     this.counter.begin(now, apiId, auth);
-    const keys = this.keysOf(auth, apiId, cp);
+    const keys = this.keys!.keysOf(auth, apiId);
     const sub = keys.sub;
     if (sub !== null) {
       if (sub.burst !== null) {
@@ -390,63 +316,6 @@ export class ThrottleEvaluator {
     }
     return k;
   }
-
-  // ---- per API --------------------------------------------------------------------------------------
-
-  private infoOf(def: ApiDefinition, cp: CompiledPolicies): ApiInfo {
-    if (def === this.lastDef) return this.lastInfo!;
-    let info = this.apiInfo.get(def);
-    if (info === undefined) {
-      info = this.newInfo(def, cp);
-      this.apiInfo.set(def, info);
-    }
-    this.lastDef = def;
-    this.lastInfo = info;
-    return info;
-  }
-
-  /** A resource's keys and policy on its API (cached in the API's info). */
-  private resourceInfoOf(info: ApiInfo, resource: ResourceDefinition, cp: CompiledPolicies): ResourceInfo {
-    if (resource === this.lastResource && info === this.lastInfo) return this.lastResourceInfo!;
-    let ri = info.resources.get(resource);
-    if (ri === undefined) { ri = this.resourceInfo(info, resource, cp); info.resources.set(resource, ri); }
-    this.lastResource = resource;
-    this.lastResourceInfo = ri;
-    return ri;
-  }
-
-  private newInfo(def: ApiDefinition, cp: CompiledPolicies): ApiInfo {
-    const apiPolicy = cp.resolve('advanced', def.throttlingPolicy);
-    const apiKey = `a${SEP}${def.id}${SEP}${def.throttlingPolicy}`;
-    const b = cp.blocks;
-    let blocked = false;
-    if (b !== null) {
-      for (const v of b.apis) if (apiMatches(def, v)) blocked = true;
-    }
-    return {
-      id: def.id,
-      apiPolicy,
-      apiKey,
-      apiHash: hashOf(apiKey),
-      hardKey: `h${SEP}${def.id}`,
-      hard: def.backendMaxTps !== undefined && def.backendMaxTps > 0
-        ? { limit: def.backendMaxTps, unit: 1, windowMs: 1000, kind: 0, span: 1000n, limitWord: BigInt(def.backendMaxTps) }
-        : null,
-      blocked,
-      resources: new Map(),
-    };
-  }
-
-  private resourceInfo(info: ApiInfo, r: ResourceDefinition, cp: CompiledPolicies): ResourceInfo {
-    const label = `${r.verb} ${r.uriTemplate}`;
-    const key = `r${SEP}${info.id}${SEP}${label}${SEP}${r.throttlingPolicy}`;
-    return { policy: cp.resolve('advanced', r.throttlingPolicy), key, hash: hashOf(key), label };
-  }
-}
-
-function apiMatches(def: ApiDefinition, value: string): boolean {
-  const v = value.replace(/\/+$/, '');
-  return v === def.context || v === `${def.context}/${def.version}`;
 }
 
 function testValue(re: RegExp, v: string): boolean {
