@@ -43,7 +43,7 @@ import { startSluicePeer, type SluicePeer } from './peers/sluice.js';
  *   BENCH_THREADS      io threads / workers / HAProxy threads to try (default "1,2"; BENCH_QUICK "1")
  *   BENCH_CONNECTIONS  connections of the pass-through GET sweep (default "100,1000"; BENCH_QUICK "100")
  *   BENCH_REF_CONNECTIONS  connections of every other scenario but the 1 MiB ones (default 100)
- *   BENCH_SCENARIOS    which scenarios (default all): get, get-secured, get-jwt, get-mediated, post-10k,
+ *   BENCH_SCENARIOS    which scenarios (default all): get, get-secured, get-bytes, get-jwt, get-mediated, post-10k,
  *                      upload-1m, download-1m, https-echo
  *   BENCH_PROXIES      which proxies (default all): direct, nginx, haproxy, fastify, floor, sluice
  *   BENCH_ACCESS_LOG   "off" turns Sluice's access log off (default on, as the default home ships it)
@@ -90,6 +90,7 @@ const BODY_1K_JSON = Buffer.from(JSON.stringify({ payload: 'x'.repeat(1024 - '{"
 const SCENARIO_PROXIES: Record<ScenarioId, readonly ProxyId[]> = {
   'get': PROXIES,
   'get-secured': ['haproxy', 'fastify', 'sluice'],
+  'get-bytes': ['sluice'],
   'get-jwt': ['sluice'],
   'get-mediated': ['sluice'],
   'post-10k': ['direct', 'nginx', 'haproxy', 'fastify', 'sluice'],
@@ -123,6 +124,10 @@ function callOf(load: Load, peers: Map<ProxyId, Peer>, sluice: SluicePeer): Call
   switch (load.scenario) {
     case 'get': return { url: `${p.passThrough}/x`, method: 'GET' };
     case 'get-secured': return { url: `${p.secured!}/x`, method: 'GET', headers: auth };
+    // The secured call's bytes without its work: the token goes as Proxy-Authorization, which Sluice drops as
+    // a hop-by-hop field (transport/header-rules.ts) without reading it, and the backend's /rl answers with
+    // the X-RateLimit-* fields the secured call gets (bench/lib/products.ts).
+    case 'get-bytes': return { url: `${sluice.passThrough}/rl`, method: 'GET', headers: { 'proxy-authorization': `Bearer ${sluice.token}` } };
     case 'get-jwt': return { url: `${sluice.jwtOnly}/x`, method: 'GET', headers: auth };
     case 'get-mediated': return { url: `${sluice.mediated}/x`, method: 'GET' };
     case 'post-10k': return { url: `${p.passThrough}/upload`, method: 'POST', body: BODY_10K, headers: octets };

@@ -15,6 +15,15 @@ export const PROJECT = (() => {
   return dir;
 })();
 
+/** The rate limit the secured peers count against by default: per client and minute, never reached by the bench. */
+export const NEVER_TRIPPING_LIMIT = 1_000_000_000;
+
+/**
+ * nginx's add_header lines for the X-RateLimit-* fields of a call Sluice lets through under a limit of
+ * NEVER_TRIPPING_LIMIT a minute: as many digits each (the reset is 1 to 60 seconds; two digits here).
+ */
+const RATE_LIMIT_FIELDS = `add_header X-RateLimit-Limit ${NEVER_TRIPPING_LIMIT}; add_header X-RateLimit-Remaining ${NEVER_TRIPPING_LIMIT - 1}; add_header X-RateLimit-Reset 30;`;
+
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 export function cleanupAll(): void {
@@ -65,6 +74,8 @@ export async function startNginxBackend(port: number): Promise<ChildProcess> {
   // then close its client's connection (nginx with proxy_request_buffering off does). So /upload reads the
   // body into memory (up to 2 MiB; no temp file), then answers through a request without it to a second
   // server of the same nginx (on 127.0.0.2, so that it takes no port of 127.0.0.1).
+  // /rl is the small JSON with the X-RateLimit-* fields Sluice adds to a secured call under the bench's
+  // policies (as many digits each): the `get-bytes` load (bench/run.ts) passes them through.
   fs.writeFileSync(path.join(dir, 'nginx.conf'), `worker_processes 1;
 daemon off; pid ${dir}/nginx.pid; error_log ${dir}/error.log;
 events { worker_connections 8192; }
@@ -74,6 +85,7 @@ server { listen 127.0.0.2:${port}; location / { default_type application/json; r
 server { listen 127.0.0.1:${port} reuseport; root ${dir};
   location = /1mb { default_type application/octet-stream; try_files /1mb.bin =404; }
   location = /upload { client_body_buffer_size 2m; proxy_pass http://answer; proxy_pass_request_body off; proxy_set_header Content-Length ""; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  location = /rl { default_type application/json; ${RATE_LIMIT_FIELDS} return 200 '{"hello":"world","n":42}'; }
   location / { default_type application/json; return 200 '{"hello":"world","n":42}'; }
 } }`);
   const c = spawnTracked('nginx', ['-c', path.join(dir, 'nginx.conf')]);

@@ -6,6 +6,7 @@ import type { ProxyId } from '../peers/peer.js';
 export const SCENARIOS = {
   'get': 'GET small, pass-through',
   'get-secured': 'GET small, secured: JWT RS256 + rate limit per client',
+  'get-bytes': 'GET small, pass-through with the secured call\'s bytes (its token in, its rate-limit fields out)',
   'get-jwt': 'GET small, JWT + subscription (no throttling policy)',
   'get-mediated': 'GET small, a small in-sequence',
   'post-10k': 'POST 10 KB, pass-through',

@@ -20,8 +20,7 @@ export interface Peer {
   stop(): Promise<void>;
 }
 
-/** The rate limit the secured peers count against by default: per client and minute, never reached by the bench. */
-export const NEVER_TRIPPING_LIMIT = 1_000_000_000;
+export { NEVER_TRIPPING_LIMIT } from '../lib/products.js';
 
 /** A Peer for a process the bench started: its CPU is its own and its children's. */
 export function trackedPeer(id: ProxyId, c: ChildProcess, passThrough: string, secured?: string): Peer {

@@ -75,6 +75,20 @@ t.test('a load\'s figure is its median round, with every round\'s requests/s; it
   t.match(l.detail, /secured 57 000 \(rounds 40 000-61 000\) \/ pass-through 60 000 \(rounds 59 000-62 000\)/);
 });
 
+t.test('the secured target says how much of its ratio is the call\'s bytes and how much the security work', async (t) => {
+  const lines = evaluateTargets(results([
+    m('get', 'sluice', 1, 100, 70_000), m('get-bytes', 'sluice', 1, 100, 68_600), m('get-secured', 'sluice', 1, 100, 65_170),
+    m('get', 'sluice', 2, 100, 80_000), m('get-secured', 'sluice', 2, 100, 76_000), m('get-bytes', 'sluice', 2, 100, 90_000, { non2xx: 1 }),
+  ]));
+  const one = line(lines, 'secured ≥ 0.95x Sluice pass-through', 1);
+  t.equal(one.ratio, 65_170 / 70_000, 'the target\'s ratio is still secured over plain pass-through');
+  t.equal(one.verdict, 'not met');
+  t.match(one.detail, /of it the call's bytes 0\.98x \(pass-through with them 68 600\) and the security work 0\.95x$/);
+  const two = line(lines, 'secured ≥ 0.95x Sluice pass-through', 2);
+  t.equal(two.verdict, 'met');
+  t.notMatch(two.detail, /bytes/, 'a bytes load with non-2xx answers is left out, not used');
+});
+
 t.test('a load that saw errors or non-2xx answers gives no ratio', async (t) => {
   const lines = evaluateTargets(results([
     m('get-secured', 'sluice', 1, 100, 90_000, { non2xx: 3 }), m('get-secured', 'haproxy', 1, 100, 10_000),
