@@ -29,6 +29,12 @@ export class ThrottleReporter {
     (this.channel as unknown as { unref?: () => void }).unref?.();
   }
 
+  /** Closes the channel: reports after this go nowhere (a stopping thread, a test's end). */
+  close(): void {
+    this.channel?.close();
+    this.channel = null;
+  }
+
   /** A slot this thread claimed for `key`: the main thread syncs it with Redis and evicts it when idle. */
   announce(slot: number, key: string): void {
     this.pendingKeys.push(slot, key);

@@ -41,7 +41,7 @@ function rig(t: Tap.Test): Rig {
   const counter = new LevelCounter(reporter);
   counter.useCounters(shared);
   counter.useRevision(1);
-  const r = { counter, table: new CounterTable(shared), claimed, close: () => { listener.close(); reporter.connect(`${name}-closed`); } };
+  const r = { counter, table: new CounterTable(shared), claimed, close: () => { listener.close(); reporter.close(); } };
   t.teardown(() => r.close());
   return r;
 }
