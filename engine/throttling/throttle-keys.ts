@@ -1,7 +1,7 @@
 import type { AuthContext } from '../kernel/call.js';
 import type { ApiDefinition, ResourceDefinition } from '../registry/types.js';
 import type { CompiledPolicies, CPolicy, CQuota } from './compiled.js';
-import { hashInto, hashOf, newKeyHash, type KeyHash } from './hash.js';
+import { hashOf, type KeyHash } from './hash.js';
 
 /** Separates the parts of a throttle key (a character no name or address holds). */
 export const SEP = '\u001f';
@@ -80,8 +80,7 @@ export class ThrottleKeys {
       const appKey = `p${SEP}${auth.application}${SEP}${auth.user}${SEP}${auth.applicationTier}`;
       keys = {
         apiId, sub: cp.resolve('subscription', auth.tier), app: cp.resolve('application', auth.applicationTier),
-        burstKey, burstHash: hashInto(burstKey, newKeyHash()), subKey, subHash: hashInto(subKey, newKeyHash()),
-        appKey, appHash: hashInto(appKey, newKeyHash()),
+        burstKey, burstHash: hashOf(burstKey), subKey, subHash: hashOf(subKey), appKey, appHash: hashOf(appKey),
       };
       this.callerKeys.set(auth, keys);
     }
