@@ -6,6 +6,7 @@ import type { ApiDefinition } from '../registry/types.js';
 import type { SequenceSet } from '../../mediation/index.js';
 import type { FromIoThread, IoThreadData, ToIoThread } from '../gateway/io-thread-protocol.js';
 import type { TelemetryBatch } from '../gateway/telemetry/types.js';
+import { releaseColumns } from '../gateway/telemetry/call-columns.js';
 
 /**
  * The worker script: next to this module when compiled. Under the test runner (TypeScript sources), the
@@ -131,7 +132,15 @@ export class IoThreads {
         } else if (m.type === 'stopped' && failed) void worker.terminate();
         else if (m.type === 'ack') this.onAck(m.ack, handle.index);
         else if (m.type === 'extension') this.extensionHandlers.get(m.name)?.(m.payload, handle.index);
-        else if (m.type === 'telemetry') this.onTelemetry?.(m.batch);
+        else if (m.type === 'telemetry') {
+          try {
+            this.onTelemetry?.(m.batch);
+          } finally {
+            // Whatever the consumers did with it, they read the columns synchronously: the io thread may
+            // write that memory again.
+            if (m.batch.calls !== null) releaseColumns(m.batch.calls);
+          }
+        }
       });
       worker.on('error', (err) => {
         if (!ready) reject(err);

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { CallColumnsWriter, readCalls } from '../../engine/gateway/telemetry/call-columns.js';
+import { CallColumnsWriter, readCalls, releaseColumns } from '../../engine/gateway/telemetry/call-columns.js';
 import { writeCall as write } from '../helpers/call-columns.js';
 import type { CallRecord } from '../../engine/gateway/telemetry/types.js';
 
@@ -62,4 +62,33 @@ t.test('the writer says when its batch is full', async (t) => {
   t.ok(w.full);
   t.equal(w.take()!.count, 2);
   t.notOk(w.full);
+});
+
+t.test('a batch is read where it was written, in shared memory, and that memory is written again only once the reader gives it back', async (t) => {
+  const w = new CallColumnsWriter(4);
+  const batch = (path: string): CallRecord[] => [{ ...base, path }, { ...base, path: `${path}/2`, status: 201 }];
+  const taken = [];
+  for (let i = 0; i < 4; i++) {
+    for (const c of batch(`/b${i}`)) write(w, c);
+    taken.push(w.take()!);
+  }
+  t.ok(taken.every((e) => e.numbers.buffer instanceof SharedArrayBuffer && e.refs.buffer instanceof SharedArrayBuffer), 'the columns are views of shared memory, not copies');
+  t.same(new Set(taken.map((e) => e.segment)).size, 4, 'each batch out has a segment of its own');
+
+  // Every segment is out: the next batch is written in the writer's own memory and copied, not held back.
+  for (const c of batch('/b4')) write(w, c);
+  const own = w.take()!;
+  t.equal(own.segment, -1);
+  t.notOk(own.numbers.buffer instanceof SharedArrayBuffer, 'a batch with no segment free comes as its own copy');
+  t.same(readCalls(own, 1), batch('/b4'));
+  releaseColumns(own);
+
+  t.same(taken.map((e) => readCalls(e, 1)), [0, 1, 2, 3].map((i) => batch(`/b${i}`)), 'no later batch wrote over a batch not given back');
+
+  releaseColumns(taken[2]!);
+  for (const c of batch('/b5')) write(w, c);
+  const again = w.take()!;
+  t.equal(again.segment, taken[2]!.segment, 'the segment given back is the next batch\'s');
+  t.same(readCalls(again, 1), batch('/b5'));
+  t.same(readCalls(taken[1]!, 1), batch('/b1'), 'the batches still out are as they were');
 });

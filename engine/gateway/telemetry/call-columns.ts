@@ -1,4 +1,5 @@
 import type { CallExtras, CallRecord, EncodedCalls } from './types.js';
+import { ColumnSegments, SegmentState } from './column-segments.js';
 
 /**
  * Finished calls as they cross from an io thread to the main thread: columns, not one object or tuple
@@ -7,6 +8,9 @@ import type { CallExtras, CallRecord, EncodedCalls } from './types.js';
  * client and user agent mostly repeat from one call to the next, so each column writes a string only when
  * it differs from that column's previous one. Callgrind measured 8 700 instructions per call for this
  * telemetry on the io thread as per-call tuples, half of them in V8's serializer.
+ *
+ * The two typed arrays are views of a segment of shared memory (column-segments.ts): a batch's columns are
+ * written once, where the main thread reads them, and neither side allocates memory for them.
  */
 
 /** Numeric columns. */
@@ -41,10 +45,32 @@ export class CallColumnsWriter {
    */
   private readonly groupKey: (object | null | undefined)[] = new Array<object | null | undefined>(STR_COLS).fill(undefined);
   private n = 0;
+  private readonly segments: ColumnSegments;
+  /** The segment this batch is written in; -1: the writer's own memory (every segment was still out). */
+  private segment = -1;
+  private own: { numbers: Float64Array; refs: Int32Array } | null = null;
 
   constructor(private readonly capacity: number) {
-    this.numbers = new Float64Array(capacity * NUM_COLS);
-    this.refs = new Int32Array(capacity * STR_COLS);
+    this.segments = new ColumnSegments(capacity, NUM_COLS, STR_COLS);
+    this.numbers = this.segments.numbersOf(0);
+    this.refs = this.segments.refsOf(0);
+  }
+
+  /**
+   * A batch's memory, chosen when its first row starts (a segment the reader gave back since the last
+   * batch is found then): a free segment, else the writer's own (its batch is then copied out).
+   */
+  private nextSegment(): void {
+    const seg = this.segments.claim();
+    this.segment = seg;
+    if (seg >= 0) {
+      this.numbers = this.segments.numbersOf(seg);
+      this.refs = this.segments.refsOf(seg);
+      return;
+    }
+    const own = (this.own ??= { numbers: new Float64Array(this.capacity * NUM_COLS), refs: new Int32Array(this.capacity * STR_COLS) });
+    this.numbers = own.numbers;
+    this.refs = own.refs;
   }
 
   get full(): boolean {
@@ -53,6 +79,7 @@ export class CallColumnsWriter {
 
   /** Starts the next call's row (the caller checks `full` first). */
   next(): void {
+    if (this.n === 0) this.nextSegment();
     this.n++;
   }
 
@@ -97,18 +124,25 @@ export class CallColumnsWriter {
     list.push(x);
   }
 
-  /** The calls so far, copied out (postMessage clones them anyway); the writer starts empty. */
+  /**
+   * The calls so far, and the writer starts empty. Written in a segment: views of it, which the reader
+   * gives back with releaseColumns once read. Written in the writer's own memory: copies.
+   */
   take(): EncodedCalls | null {
     const count = this.n;
     if (count === 0) return null;
     const extras = this.extras;
     if (extras !== null) while (extras.length < count) extras.push([null, null, null]);
+    const seg = this.segment;
+    const shared = seg >= 0;
     const out: EncodedCalls = {
       count,
-      numbers: this.numbers.slice(0, count * NUM_COLS),
-      refs: this.refs.slice(0, count * STR_COLS),
+      numbers: shared ? this.numbers.subarray(0, count * NUM_COLS) : this.numbers.slice(0, count * NUM_COLS),
+      refs: shared ? this.refs.subarray(0, count * STR_COLS) : this.refs.slice(0, count * STR_COLS),
       strings: this.strings,
       extras,
+      segment: seg,
+      states: shared ? this.segments.states : null,
     };
     this.n = 0;
     this.strings = [];
@@ -118,6 +152,15 @@ export class CallColumnsWriter {
     this.groupKey.fill(undefined);
     return out;
   }
+}
+
+/**
+ * The reader is done with a batch: its segment may be written again. Call it once per batch taken, after
+ * everything that reads the batch's columns (a batch in the writer's own memory has nothing to give back).
+ */
+export function releaseColumns(e: EncodedCalls): void {
+  const states = e.states;
+  if (states !== null && e.segment >= 0) Atomics.store(states, e.segment, SegmentState.FREE);
 }
 
 /** The main thread's side: the calls of a batch as CallRecords. */

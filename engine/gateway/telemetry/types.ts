@@ -136,4 +136,8 @@ export interface EncodedCalls {
   readonly refs: Int32Array;
   readonly strings: readonly string[];
   readonly extras: readonly CallExtras[] | null;
+  /** The shared segment the columns are views of (column-segments.ts); -1: they are the batch's own. */
+  readonly segment: number;
+  /** The segments' state words, to give the segment back (releaseColumns); null with the batch's own columns. */
+  readonly states: Int32Array | null;
 }
