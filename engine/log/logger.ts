@@ -51,7 +51,17 @@ class TextStream implements DestinationStream {
 }
 
 /** Log text held for a file that cannot be written (a full disk) before lines are dropped. */
-const MAX_PENDING_BYTES = 16 * 1024 * 1024;
+export const MAX_PENDING_BYTES = 16 * 1024 * 1024;
+
+/** What stderr is told, once, when a log file cannot be written (a full disk, a file gone read-only). */
+export function cannotWriteNotice(file: string, err: NodeJS.ErrnoException): string {
+  return `sluice: cannot write ${file} (${err.code ?? err.message}); its lines wait in memory up to ${MAX_PENDING_BYTES >> 20} MiB, then are dropped, until it can\n`;
+}
+
+/** What stderr is told when a log file that could not be written takes lines again. */
+export function writingAgainNotice(file: string): string {
+  return `sluice: writing ${file} again\n`;
+}
 
 type Boom = ReturnType<typeof pino.destination>;
 
@@ -59,22 +69,21 @@ type Boom = ReturnType<typeof pino.destination>;
  * An asynchronous file destination (sonic-boom) that survives a disk that cannot be written: without an
  * 'error' listener, a write failing with ENOSPC is an unhandled 'error' event, and what waits is kept without
  * a bound. Here the first failure of a burst is said once on stderr, what waits is capped (the rest is
- * dropped), and writing resumes with the next line once the disk takes it again. `content` 'buffer' takes
- * Buffers only (FileSink): sonic-boom then writes them as they are, where a string is measured and encoded
- * again on each of its steps.
+ * dropped), and writing resumes with the next line once the disk takes it again. (The access log,
+ * analytics and tracing files have their own writer: engine/operations/file-sink.ts.)
  */
-export function fileDestination(file: string, content: 'utf8' | 'buffer' = 'utf8'): Boom {
-  const d = pino.destination({ dest: file, sync: false, append: true, mkdir: true, maxLength: MAX_PENDING_BYTES, contentMode: content });
+export function fileDestination(file: string): Boom {
+  const d = pino.destination({ dest: file, sync: false, append: true, mkdir: true, maxLength: MAX_PENDING_BYTES });
   let failing = false;
   d.on('error', (err: NodeJS.ErrnoException) => {
     if (failing) return;
     failing = true;
-    process.stderr.write(`sluice: cannot write ${file} (${err.code ?? err.message}); its lines wait in memory up to ${MAX_PENDING_BYTES >> 20} MiB, then are dropped, until it can\n`);
+    process.stderr.write(cannotWriteNotice(file, err));
   });
   d.on('write', () => {
     if (!failing) return;
     failing = false;
-    process.stderr.write(`sluice: writing ${file} again\n`);
+    process.stderr.write(writingAgainNotice(file));
   });
   // pino flushes its destinations when the process is about to exit (an asynchronous flush at
   // 'beforeExit', a synchronous one at 'exit'). sonic-boom retries a synchronous write that fails with

@@ -20,8 +20,11 @@ const LINE_NUMBERS_ROOM = 4 * NUMBER_ROOM + 8;
  *
  * The line is the one `gatewayLine` writes for the same call (combinedLine, access-log.ts); the batch test
  * holds the two to the same bytes.
+ *
+ * `out`: a writer used batch after batch (the telemetry hub's), so that a batch makes no buffer of its own;
+ * the bytes returned are a view of it, good until the next batch.
  */
-export function gatewayLines(e: EncodedCalls): Buffer {
+export function gatewayLines(e: EncodedCalls, out: LineBytes = new LineBytes(e.count * 160)): Buffer {
   const { numbers: nu, refs, strings } = e;
   const { numbers: NUM_COLS, strings: STR_COLS } = columnWidths;
   const tokenOf = (ref: number): string => (ref < 0 ? '-' : token(strings[ref]!));
@@ -36,7 +39,7 @@ export function gatewayLines(e: EncodedCalls): Buffer {
   let apiName = -2, apiVersion = -2, application = -2;
   let tail: Uint8Array = head; //                ` api application `
 
-  const out = new LineBytes(e.count * 160);
+  out.reset();
   for (let i = 0; i < e.count; i++) {
     const nb = i * NUM_COLS;
     const sb = i * STR_COLS;

@@ -168,8 +168,8 @@ export class AccessLog {
     return this.sink !== null && this.view.format !== 'json';
   }
 
-  /** Combined lines already encoded (only when `takesLines`). */
-  writeLines(bytes: Buffer): void {
+  /** Combined lines already encoded (only when `takesLines`); copied, so the caller may use its buffer again. */
+  writeLines(bytes: Uint8Array): void {
     this.sink?.writeBytes(bytes);
   }
 

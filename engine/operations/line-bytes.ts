@@ -68,9 +68,14 @@ export class LineBytes {
     this.off = o + 3;
   }
 
-  /** What was written (a view of the buffer: the writer is not used after). */
+  /** What was written: a view of the buffer, good until the writer is reset. */
   done(): Buffer {
     return this.buf.subarray(0, this.off);
+  }
+
+  /** Empty again, its buffer kept (a writer used batch after batch makes no buffer per batch). */
+  reset(): void {
+    this.off = 0;
   }
 }
 

@@ -4,6 +4,7 @@ import { accessLogView, analyticsView, metricsView, oauthView, tracingView, type
 import type { TelemetryBatch, TelemetrySettings } from '../gateway/telemetry/types.js';
 import { readCalls } from '../gateway/telemetry/call-columns.js';
 import { gatewayLines } from './access-log-batch.js';
+import { LineBytes } from './line-bytes.js';
 import { AccessLog, type ServletRecord } from './access-log.js';
 import { AnalyticsLog } from './analytics.js';
 import { NodeMetrics } from './metrics.js';
@@ -29,6 +30,8 @@ export class TelemetryHub {
   private tracingViewNow: TracingView | null = null;
   private serviceName = 'sluice-gateway';
   private current: TelemetrySettings | null = null;
+  /** The access log's combined lines of a batch are written here, batch after batch (access-log-batch.ts). */
+  private readonly lines = new LineBytes(160 * 1024);
   metricsEnabled = true;
 
   constructor(private readonly log: Logger) {}
@@ -89,7 +92,8 @@ export class TelemetryHub {
       const reporters = this.reporters;
       // The combined access log reads the columns itself; the records are built only for what needs them.
       if (access?.takesLines) {
-        access.writeLines(gatewayLines(b.calls));
+        // The lines are copied into the file's blocks (file-sink.ts): the writer is used again next batch.
+        access.writeLines(gatewayLines(b.calls, this.lines));
         access = null;
       }
       if (access === null && analytics === null && reporters.length === 0) return;
