@@ -16,8 +16,8 @@ const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.str
 
 /**
  * The main-thread half of the telemetry: receives the io threads' batches and the servlet's requests and
- * hands them to the access log, analytics, the span reporters and the metrics. Files are written by
- * sonic-boom (asynchronously) and spans sent by undici: nothing here blocks, and nothing runs on an io
+ * hands them to the access log, analytics, the span reporters and the metrics. Files are written
+ * asynchronously (file-sink.ts) and spans sent by undici: nothing here blocks, and nothing runs on an io
  * thread. `configure` is called at start and on every reload (SIGHUP).
  */
 export class TelemetryHub {

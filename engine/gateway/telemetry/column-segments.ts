@@ -5,11 +5,11 @@
  *
  * Why: a batch used to cross as two typed arrays copied out of the writer, and structured clone copied
  * them again into new ArrayBuffers on the main thread, about 140 bytes a call. V8 counts an ArrayBuffer's
- * memory against the heap's limit until a full collection, and the main thread, which scavenges only every
- * second or so, reached that limit first: under load it ran a mark-compact about every 1.2 s, with V8's
- * helper threads marking and sweeping on cores the io threads need (docs/performance.md, stop 41). Shared
- * memory is not counted per isolate, and a batch now crosses as views of it: nothing is allocated for its
- * columns on either side.
+ * memory against the heap's limit until it is collected, and the main thread, which scavenges only every
+ * second or so under load, reached that limit first: with the access log's buffers (file-sink.ts) these
+ * copies made it run a mark-compact about every 1.2 s, with V8's helper threads marking and sweeping on
+ * cores the io threads need (docs/performance.md, stop 41). Shared memory is not counted per isolate, and a
+ * batch now crosses as views of it: nothing is allocated for its columns on either side.
  *
  * The protocol: only the io thread claims a segment (FREE -> SENT) and writes in it; only the main thread
  * frees it (SENT -> FREE), once the batch has been read (`releaseColumns`, call-columns.ts). A batch whose
