@@ -47,7 +47,7 @@ export class FileSink {
   private readonly queue: Block[] = [];
   /** The block being gathered in: written as far as it is gathered, while more is gathered after that. */
   private current: Block | null = null;
-  /** The block a write under way is writing, and where that write ends in it. */
+  /** The block a write under way is writing (null: no write under way), and where that write ends in it. */
   private inflight: Block | null = null;
   private inflightEnd = 0;
   private readonly free: Buffer[] = [];
@@ -56,15 +56,12 @@ export class FileSink {
   /** Bytes gathered since the last flush, the text's counted by its length. */
   private gathered = 0;
   private scheduled = false;
-  private writing = false;
   private failing = false;
   private retry: NodeJS.Timeout | null = null;
   private reopenWanted = false;
   private closing: (() => void) | null = null;
   /** Closed, and what waited written or dropped: the file is not opened or written again. */
   private done = false;
-  /** Bytes dropped because MAX_PENDING_BYTES were waiting (tests). */
-  dropped = 0;
 
   constructor(readonly file: string) {
     fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -108,7 +105,7 @@ export class FileSink {
     if (text === '') return;
     this.text = '';
     const n = Buffer.byteLength(text, 'utf8');
-    if (this.pending + n > MAX_PENDING_BYTES) { this.dropped += n; return; }
+    if (this.pending + n > MAX_PENDING_BYTES) return;
     const cur = this.room();
     if (n <= BLOCK - cur.len) {
       cur.len += cur.buf.write(text, cur.len, 'utf8');
@@ -122,7 +119,7 @@ export class FileSink {
   /** Copies `bytes` into the blocks, or drops them all when they would take the bytes waiting past the cap. */
   private append(bytes: Uint8Array): void {
     const n = bytes.length;
-    if (this.pending + n > MAX_PENDING_BYTES) { this.dropped += n; return; }
+    if (this.pending + n > MAX_PENDING_BYTES) return;
     let at = 0;
     while (at < n) {
       const cur = this.room();
@@ -162,18 +159,16 @@ export class FileSink {
 
   /** Writes what waits in the oldest block, unless a write is under way, a retry is due, or nothing waits. */
   private pump(): void {
-    if (this.writing || this.retry !== null || this.done) return;
+    if (this.inflight !== null || this.retry !== null || this.done) return;
     if (this.fd === null && !this.open()) return;
     const b = this.oldest();
     if (b === null) { this.closeIfDone(); return; }
-    this.writing = true;
     this.inflight = b;
     this.inflightEnd = b.len;
     fs.write(this.fd!, b.buf, b.off, b.len - b.off, null, this.onWritten);
   }
 
   private readonly onWritten = (err: NodeJS.ErrnoException | null, n: number): void => {
-    this.writing = false;
     const b = this.inflight!;
     this.inflight = null;
     if (err) { this.fail(err); return; }
@@ -225,11 +220,11 @@ export class FileSink {
     }
   }
 
-  /** Follows an external rotation: what was gathered goes to the file it was written for, the rest to a new one. */
+  /** Follows an external rotation: a write under way ends in the old file; what waits goes to the new one. */
   reopen(): void {
     if (this.closed) return;
     this.flush();
-    if (this.writing) this.reopenWanted = true;
+    if (this.inflight !== null) this.reopenWanted = true;
     else this.reopenNow();
   }
 
@@ -259,11 +254,10 @@ export class FileSink {
   /** A close waits for the writes under way and those waiting, unless the file cannot be written. */
   private closeIfDone(): void {
     const answer = this.closing;
-    if (answer === null || this.writing || (this.oldest() !== null && !this.failing && this.fd !== null)) return;
+    if (answer === null || this.inflight !== null || (this.oldest() !== null && !this.failing && this.fd !== null)) return;
     this.closing = null;
     this.done = true;
     if (this.retry !== null) { clearTimeout(this.retry); this.retry = null; }
-    this.dropped += this.pending;
     this.queue.length = 0;
     this.current = null;
     this.pending = 0;

@@ -52,6 +52,7 @@ export class CallColumnsWriter {
 
   constructor(private readonly capacity: number) {
     this.segments = new ColumnSegments(capacity, NUM_COLS, STR_COLS);
+    // Not claimed: a batch's first row claims its memory (next), and nothing is written before it.
     this.numbers = this.segments.numbersOf(0);
     this.refs = this.segments.refsOf(0);
   }
