@@ -8,7 +8,7 @@ import { CpuMeter } from './lib/proc-cpu.js';
 import { Progress } from './lib/progress.js';
 import { cpuTable, rssLine, targetLines, throughputTable } from './lib/report.js';
 import { resultCharts } from './lib/result-charts.js';
-import { SCENARIO_IDS, medianRound, type BenchResults, type Measurement, type Round, type ScenarioId } from './lib/results.js';
+import { SCENARIO_IDS, clean, medianRound, type BenchResults, type Measurement, type Round, type ScenarioId, type SecuredPairs } from './lib/results.js';
 import { evaluateTargets } from './lib/targets.js';
 import { ensurePrograms, versionOf } from './lib/tools.js';
 import { runWrk } from './lib/wrk.js';
@@ -40,6 +40,8 @@ import { startSluicePeer, type SluicePeer } from './peers/sluice.js';
  *   BENCH_WARMUP       seconds of warm-up load before each round (default 1)
  *   BENCH_PEER_WARMUP  seconds of load on each proxy once it has started, before any load is measured: the
  *                      JIT of the Node proxies settles (fastify needs about 5 s; default 5; BENCH_QUICK 2)
+ *   BENCH_PAIRS        back-to-back pairs of Sluice's pass-through and secured loads after the rounds, which
+ *                      decide the secured target (lib/results.ts SecuredPairs; default 7; BENCH_QUICK 1; 0: none)
  *   BENCH_THREADS      io threads / workers / HAProxy threads to try (default "1,2"; BENCH_QUICK "1")
  *   BENCH_CONNECTIONS  connections of the pass-through GET sweep (default "100,1000"; BENCH_QUICK "100")
  *   BENCH_REF_CONNECTIONS  connections of every other scenario but the 1 MiB ones (default 100)
@@ -55,6 +57,7 @@ import { startSluicePeer, type SluicePeer } from './peers/sluice.js';
 const env = (k: string): string | undefined => process.env[k] || undefined;
 const QUICK = env('BENCH_QUICK') === '1';
 const ROUNDS = Number(env('BENCH_ROUNDS') ?? (QUICK ? 1 : 3));
+const PAIRS = Number(env('BENCH_PAIRS') ?? (QUICK ? 1 : 7));
 const DURATION = Number(env('BENCH_DURATION') ?? (QUICK ? 1 : 4));
 const WARMUP = Number(env('BENCH_WARMUP') ?? 1);
 const PEER_WARMUP = Number(env('BENCH_PEER_WARMUP') ?? (QUICK ? 2 : 5));
@@ -71,8 +74,8 @@ const BIG_CONNECTIONS = Math.min(REF, 20);
 function checkKnobs(): void {
   for (const s of ONLY_SCENARIOS) if (!(SCENARIO_IDS as string[]).includes(s)) throw new Error(`BENCH_SCENARIOS: no scenario ${s} (${SCENARIO_IDS.join(', ')})`);
   for (const p of ONLY_PROXIES) if (!(PROXIES as readonly string[]).includes(p)) throw new Error(`BENCH_PROXIES: no proxy ${p} (${PROXIES.join(', ')})`);
-  if (![ROUNDS, DURATION, WARMUP, PEER_WARMUP, REF, ...THREADS, ...CONNECTIONS].every((n) => Number.isInteger(n) && n >= 0) || ROUNDS < 1 || DURATION < 1 || REF < 1 || THREADS.some((t) => t < 1) || CONNECTIONS.some((c) => c < 1)) {
-    throw new Error('BENCH_ROUNDS, BENCH_DURATION, BENCH_WARMUP, BENCH_PEER_WARMUP, BENCH_THREADS, BENCH_CONNECTIONS and BENCH_REF_CONNECTIONS take whole numbers (rounds, a duration, threads and connections of 1 or more)');
+  if (![ROUNDS, PAIRS, DURATION, WARMUP, PEER_WARMUP, REF, ...THREADS, ...CONNECTIONS].every((n) => Number.isInteger(n) && n >= 0) || ROUNDS < 1 || DURATION < 1 || REF < 1 || THREADS.some((t) => t < 1) || CONNECTIONS.some((c) => c < 1)) {
+    throw new Error('BENCH_ROUNDS, BENCH_PAIRS, BENCH_DURATION, BENCH_WARMUP, BENCH_PEER_WARMUP, BENCH_THREADS, BENCH_CONNECTIONS and BENCH_REF_CONNECTIONS take whole numbers (rounds, a duration, threads and connections of 1 or more)');
   }
 }
 
@@ -151,9 +154,16 @@ async function probe(load: Load, call: Call): Promise<void> {
 }
 
 const measurements: Measurement[] = [];
+const securedPairs: SecuredPairs[] = [];
 const loadsPerThreadCount = plan();
 const TOTAL_LOADS = loadsPerThreadCount.length * THREADS.length;
-const progress = new Progress(TOTAL_LOADS * ROUNDS, DURATION + WARMUP);
+/** The pairs' two loads: Sluice's pass-through GET at the reference connections and its secured GET, when both are in the plan. */
+const PAIR_LOADS = ((): [Load, Load] | null => {
+  const pass = loadsPerThreadCount.find((l) => l.scenario === 'get' && l.proxy === 'sluice' && l.connections === REF);
+  const secured = loadsPerThreadCount.find((l) => l.scenario === 'get-secured' && l.proxy === 'sluice');
+  return pass && secured && PAIRS > 0 ? [pass, secured] : null;
+})();
+const progress = new Progress((TOTAL_LOADS * ROUNDS) + (PAIR_LOADS ? PAIRS * 2 * THREADS.length : 0), DURATION + WARMUP);
 
 /**
  * The HTTPS rounds last at least 8 s: each wrk run opens its 100 TLS connections anew, and in a 4 s round
@@ -165,8 +175,9 @@ function durationOf(load: Load): number {
   return load.scenario === 'https-echo' && !QUICK ? Math.max(DURATION, TLS_ROUND_SECONDS) : DURATION;
 }
 
-async function measureRound(load: Load, threads: number, peer: Peer, call: Call, round: number): Promise<Round> {
-  progress.next(`${load.scenario}, ${load.proxy}, ${threads} thread(s), ${load.connections} connections, round ${round} of ${ROUNDS}`);
+/** One measured load; `round` names it in the progress and output lines (`round 2 of 3`, `r2`; a pair's `pair 4 of 7`, `p4`). */
+async function measureRound(load: Load, threads: number, peer: Peer, call: Call, round: number, pair = false): Promise<Round> {
+  progress.next(`${load.scenario}, ${load.proxy}, ${threads} thread(s), ${load.connections} connections, ${pair ? 'pair' : 'round'} ${round} of ${pair ? PAIRS : ROUNDS}`);
   const o = { url: call.url, connections: load.connections, durationSec: durationOf(load), method: call.method, ...(call.body ? { body: call.body } : {}), ...(call.headers ? { headers: call.headers } : {}) };
   if (WARMUP > 0) await runWrk({ ...o, durationSec: WARMUP });
   let peak = 0;
@@ -178,7 +189,7 @@ async function measureRound(load: Load, threads: number, peer: Peer, call: Call,
   progress.finished();
   const l = result.latencyMs;
   const c = perCall ? `  cpu ${(perCall.userUs + perCall.kernelUs).toFixed(1)} µs/call (user ${perCall.userUs.toFixed(1)}, kernel ${perCall.kernelUs.toFixed(1)})` : '';
-  process.stdout.write(`  ${load.scenario.padEnd(13)} ${load.proxy.padEnd(8)} t=${threads} c=${String(load.connections).padEnd(5)} r${round} ${result.requestsPerSec.toFixed(0).padStart(7)} req/s  p50 ${l.p50.toFixed(2)} p99 ${l.p99.toFixed(2)} p99.9 ${l.p999.toFixed(2)} ms${c}${result.non2xx || result.errors ? `  (non-2xx ${result.non2xx}, errors ${result.errors})` : ''}\n`);
+  process.stdout.write(`  ${load.scenario.padEnd(13)} ${load.proxy.padEnd(8)} t=${threads} c=${String(load.connections).padEnd(5)} ${pair ? 'p' : 'r'}${round} ${result.requestsPerSec.toFixed(0).padStart(7)} req/s  p50 ${l.p50.toFixed(2)} p99 ${l.p99.toFixed(2)} p99.9 ${l.p999.toFixed(2)} ms${c}${result.non2xx || result.errors ? `  (non-2xx ${result.non2xx}, errors ${result.errors})` : ''}\n`);
   return { scenario: load.scenario, proxy: load.proxy, threads, connections: load.connections, result, cpu: perCall, ...(pid ? { peakRssMiB: peak / 1024 / 1024 } : {}) };
 }
 
@@ -208,9 +219,32 @@ async function runThreads(threads: number, direct: Peer): Promise<void> {
       for (const [i, load] of loadsPerThreadCount.entries()) rounds[i]!.push(await measureRound(load, threads, peers.get(load.proxy)!, callOf(load, peers, sluice), round));
     }
     for (const r of rounds) measurements.push(medianRound(r));
+    if (PAIR_LOADS) securedPairs.push(await measurePairs(threads, PAIR_LOADS, peers, sluice));
   } finally {
     for (const [id, p] of peers) if (id !== 'direct') await p.stop();
   }
+}
+
+/**
+ * Sluice's pass-through and secured loads back to back, PAIRS times, the order alternating (pass-through
+ * first, then secured first...): the secured target's ratio from loads seconds apart (lib/results.ts
+ * SecuredPairs). A pair with errors or non-2xx answers on either side is left out, and said.
+ */
+async function measurePairs(threads: number, [passLoad, securedLoad]: [Load, Load], peers: Map<ProxyId, Peer>, sluice: SluicePeer): Promise<SecuredPairs> {
+  const peer = peers.get('sluice')!;
+  const pass: number[] = [];
+  const secured: number[] = [];
+  for (let i = 1; i <= PAIRS; i++) {
+    const order = i % 2 === 1 ? [passLoad, securedLoad] : [securedLoad, passLoad];
+    const got = new Map<Load, Round>();
+    for (const load of order) got.set(load, await measureRound(load, threads, peer, callOf(load, peers, sluice), i, true));
+    const p = got.get(passLoad)!;
+    const s = got.get(securedLoad)!;
+    if (!clean(p) || !clean(s)) { process.stdout.write(`  pair ${i} left out: a side saw errors or non-2xx answers\n`); continue; }
+    pass.push(p.result.requestsPerSec);
+    secured.push(s.result.requestsPerSec);
+  }
+  return { threads, connections: passLoad.connections, pass, secured };
 }
 
 function commandLine(): string {
@@ -234,7 +268,7 @@ async function main(): Promise<void> {
   checkKnobs();
   ensurePrograms(['nginx', 'haproxy', 'wrk']);
   const started = machine();
-  process.stdout.write(`Sluice benchmark: ${TOTAL_LOADS} loads, each in ${ROUNDS} round(s) of ${DURATION} s after ${WARMUP} s of warm-up (the median round counts); threads ${THREADS.join(',')}; GET connections ${CONNECTIONS.join(',')}, others ${REF} (1 MiB: ${BIG_CONNECTIONS}); Sluice's access log ${ACCESS_LOG ? 'on' : 'off'}\n`);
+  process.stdout.write(`Sluice benchmark: ${TOTAL_LOADS} loads, each in ${ROUNDS} round(s) of ${DURATION} s after ${WARMUP} s of warm-up (the median round counts)${PAIR_LOADS ? `, then ${PAIRS} back-to-back pairs of Sluice pass-through and secured` : ''}; threads ${THREADS.join(',')}; GET connections ${CONNECTIONS.join(',')}, others ${REF} (1 MiB: ${BIG_CONNECTIONS}); Sluice's access log ${ACCESS_LOG ? 'on' : 'off'}\n`);
   const backend = await startNginxBackend(BACKEND);
   await startEchoBackend(ECHO);
   const direct: Peer = { id: 'direct', pids: [backend.pid!], passThrough: `http://127.0.0.1:${BACKEND}`, stop: async () => {} };
@@ -242,6 +276,7 @@ async function main(): Promise<void> {
   const results: BenchResults = {
     version: 2, at: new Date().toISOString(), command: commandLine(), quick: QUICK, rounds: ROUNDS, durationSec: DURATION, warmupSec: WARMUP,
     threads: THREADS, connections: CONNECTIONS, refConnections: REF, accessLog: ACCESS_LOG, machine: started, measurements,
+    ...(securedPairs.length ? { securedPairs } : {}),
   };
   const dir = path.join(PROJECT, 'bench/results');
   fs.mkdirSync(dir, { recursive: true });

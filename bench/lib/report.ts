@@ -86,11 +86,17 @@ export function rssLine(r: BenchResults): string {
   }).join(', ');
 }
 
+/** The back-to-back pairs, when the run has them. */
+function pairsText(r: BenchResults): string {
+  const n = Math.max(0, ...(r.securedPairs ?? []).map((p) => p.pass.length));
+  return n > 0 ? `, then ${n} back-to-back pairs of Sluice's pass-through and secured loads, the order alternating, whose median ratio is the secured target's figure` : '';
+}
+
 /** What the run was: the command, when, on what. */
 export function runLine(r: BenchResults): string {
   const machine = Object.entries(r.machine).map(([k, v]) => `${k} ${v}`).join('; ');
   return `\`${r.command}\`, ${r.at}${r.quick ? ' (**a smoke run**: short loads on a loaded machine, to check that everything starts, answers and is parsed; not figures)' : ''}. ` +
-    `${(r.rounds ?? 1) > 1 ? `${r.rounds} rounds of ${r.durationSec} s per load, each after ${r.warmupSec} s of warm-up, the whole plan once per round; each figure is its load's median round` : `${r.durationSec} s per load after ${r.warmupSec} s of warm-up`}, wrk with 1 thread; Sluice's access log ${r.accessLog ? 'on' : 'off'}. ${machine}.`;
+    `${(r.rounds ?? 1) > 1 ? `${r.rounds} rounds of ${r.durationSec} s per load, each after ${r.warmupSec} s of warm-up, the whole plan once per round; each figure is its load's median round` : `${r.durationSec} s per load after ${r.warmupSec} s of warm-up`}${pairsText(r)}, wrk with 1 thread; Sluice's access log ${r.accessLog ? 'on' : 'off'}. ${machine}.`;
 }
 
 /** The whole results section of docs/performance.md, with the charts at `chartDir` (relative to the page). */

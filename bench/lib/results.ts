@@ -49,6 +49,35 @@ export function medianRound(rounds: readonly Round[]): Measurement {
   return { ...mid, ...(peaks.length ? { peakRssMiB: Math.max(...peaks) } : {}), rounds: rounds.map((r) => r.result.requestsPerSec) };
 }
 
+/**
+ * Sluice's pass-through and secured loads measured back to back, pair after pair, after the plan's rounds
+ * (bench/run.ts): requests/s of each side, pair by pair. The secured target is a ratio of two Sluice loads
+ * that differ by 5-10%, where the machine's drift between two loads a minute apart is as large; a pair's
+ * two loads are seconds apart, and the order alternates, so a drift that runs one way through the pairs
+ * weighs on both sides alike.
+ */
+export interface SecuredPairs {
+  readonly threads: number;
+  readonly connections: number;
+  /** Requests/s of each pair's pass-through load, in the order the pairs ran. */
+  readonly pass: readonly number[];
+  /** Requests/s of each pair's secured load, in the same order. */
+  readonly secured: readonly number[];
+}
+
+/** Each pair's secured over pass-through, in the order the pairs ran. */
+export function pairRatios(p: SecuredPairs): number[] {
+  return p.pass.map((rps, i) => p.secured[i]! / rps);
+}
+
+/** The median of numbers (the mean of the middle two of an even count); NaN when there are none. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return NaN;
+  const v = [...values].sort((a, b) => a - b);
+  const mid = v.length >> 1;
+  return v.length % 2 === 1 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
+}
+
 /** What `npm run bench` writes to bench/results/*.json, and what the docs page is generated from. */
 export interface BenchResults {
   readonly version: 2;
@@ -68,6 +97,8 @@ export interface BenchResults {
   readonly accessLog: boolean;
   readonly machine: Readonly<Record<string, string>>;
   readonly measurements: readonly Measurement[];
+  /** Sluice's back-to-back pass-through and secured pairs, per thread count (absent before 2026-11-29, or with BENCH_PAIRS=0). */
+  readonly securedPairs?: readonly SecuredPairs[];
 }
 
 /**

@@ -89,6 +89,30 @@ t.test('the secured target says how much of its ratio is the call\'s bytes and h
   t.notMatch(two.detail, /bytes/, 'a bytes load with non-2xx answers is left out, not used');
 });
 
+t.test('the secured verdict comes from the back-to-back pairs when the run has them, the rounds\' ratio said beside it', async (t) => {
+  const plan = [
+    m('get', 'sluice', 1, 100, 70_000), m('get-secured', 'sluice', 1, 100, 63_000), m('get-bytes', 'sluice', 1, 100, 68_000),
+    m('get', 'sluice', 2, 100, 80_000), m('get-secured', 'sluice', 2, 100, 79_000),
+  ];
+  // Threads 1: the rounds say 0.90 (a minute apart); the pairs 0.80, 0.97, 0.96, 1.00, 0.95: median 0.96.
+  const pairs = [
+    { threads: 1, connections: 100, pass: [50_000, 60_000, 50_000, 60_000, 40_000], secured: [40_000, 58_200, 48_000, 60_000, 38_000] },
+    // Threads 2: the rounds say 0.99; the pairs 0.90, 0.94, 0.96, 0.92: median 0.93.
+    { threads: 2, connections: 100, pass: [50_000, 50_000, 50_000, 50_000], secured: [45_000, 47_000, 48_000, 46_000] },
+  ];
+  const lines = evaluateTargets({ ...results(plan), securedPairs: pairs });
+  const one = line(lines, 'secured ≥ 0.95x Sluice pass-through', 1);
+  t.equal(one.ratio, 0.96, 'the median pair, not the rounds\' 0.90 and not the slow first pair');
+  t.equal(one.verdict, 'met');
+  t.match(one.detail, /^median of 5 back-to-back pairs 0\.960 \(pairs 0\.80-1\.00\); the rounds: secured 63 000 \/ pass-through 70 000 requests\/s = 0\.90x; of it the call's bytes 0\.97x/);
+  const two = line(lines, 'secured ≥ 0.95x Sluice pass-through', 2);
+  t.ok(Math.abs(two.ratio! - 0.93) < 1e-9, 'an even count: the mean of the middle two');
+  t.equal(two.verdict, 'not met', 'the pairs can say no where the rounds said yes');
+  const without = line(evaluateTargets(results(plan)), 'secured ≥ 0.95x Sluice pass-through', 1);
+  t.equal(without.ratio, 0.9, 'a run without pairs (older results, BENCH_PAIRS=0) keeps the rounds\' ratio');
+  t.equal(line(evaluateTargets({ ...results(plan), securedPairs: [{ threads: 1, connections: 100, pass: [], secured: [] }] }), 'secured ≥ 0.95x', 1).ratio, 0.9, 'no pair measured: the rounds');
+});
+
 t.test('a load that saw errors or non-2xx answers gives no ratio', async (t) => {
   const lines = evaluateTargets(results([
     m('get-secured', 'sluice', 1, 100, 90_000, { non2xx: 3 }), m('get-secured', 'haproxy', 1, 100, 10_000),
