@@ -20,6 +20,7 @@ import { benchToken, sluiceBenchFiles } from './peers/sluice.js';
  *   AB_ROUNDS       rounds per checkout (default 8)
  *   AB_SECONDS      seconds per round (default 5; 2 s of warm-up load come first)
  *   AB_CONNECTIONS  wrk connections (default 50)
+ *   AB_IO_THREADS   io threads of each checkout (default 1)
  *   AB_ACCESS_LOG   "off" turns the access log off (default on, as Sluice ships)
  *   AB_PATH         the backend path called (default /x, a 24-byte JSON; /1mb, a 1 MiB file)
  *   AB_POST_BYTES   POST a body of this many bytes to /upload instead (the backend reads it whole)
@@ -34,6 +35,7 @@ import { benchToken, sluiceBenchFiles } from './peers/sluice.js';
 const ROUNDS = Number(process.env['AB_ROUNDS'] ?? 8);
 const SECONDS = Number(process.env['AB_SECONDS'] ?? 5);
 const CONNECTIONS = Number(process.env['AB_CONNECTIONS'] ?? 50);
+const IO_THREADS = Number(process.env['AB_IO_THREADS'] ?? 1);
 const ACCESS_LOG = process.env['AB_ACCESS_LOG'] !== 'off';
 const POST_BYTES = Number(process.env['AB_POST_BYTES'] ?? 0);
 const PATH = POST_BYTES > 0 ? '/upload' : process.env['AB_PATH'] ?? '/x';
@@ -70,7 +72,7 @@ try {
     }
     const backendUrl = `http://127.0.0.1:${BACKEND_PORT}`;
     const gw = await startSluice({
-      root: spec.root, offset: 600 + i * 10, ioThreads: 1,
+      root: spec.root, offset: 600 + i * 10, ioThreads: IO_THREADS,
       files: SECURED ? sluiceBenchFiles(backendUrl, backendUrl) : { 'repository/deployment/server/apis/ab-open.toml': benchApiToml({ name: 'AbOpen', context: '/open', backend: backendUrl, verbs: ['GET', 'POST'], auth: 'None' }) },
       conf: { http_access_log: { enabled: spec.log } },
     });
@@ -95,7 +97,7 @@ try {
     }
   }
   const base = sides[0]!;
-  console.log(`\n${SECURED ? 'secured ' : ''}${PATH}${POST_BYTES > 0 ? ` POST ${POST_BYTES} bytes` : ''}: ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, 1 io thread, access log ${ACCESS_LOG ? 'on' : 'off'} (but #nolog): medians`);
+  console.log(`\n${SECURED ? 'secured ' : ''}${PATH}${POST_BYTES > 0 ? ` POST ${POST_BYTES} bytes` : ''}: ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, ${IO_THREADS} io thread${IO_THREADS === 1 ? "" : "s"}, access log ${ACCESS_LOG ? 'on' : 'off'} (but #nolog): medians`);
   for (const s of sides) {
     console.log(`${s.root}: ${median(s.rps).toFixed(0)} requests/s (${(median(s.rps) / median(base.rps)).toFixed(3)}x), ${median(s.cpu).toFixed(2)} µs CPU per call (${(median(s.cpu) / median(base.cpu)).toFixed(3)}x), p99 ${median(s.p99).toFixed(2)} ms`);
   }

@@ -76,6 +76,8 @@ export const H_NODES = 1;
 export const H_CLAIMED = 2;
 export const H_FULL = 3;
 export const H_HUNGRY = 4;
+/** How many io threads count in the table (the main thread writes it once): the size of their leases (level-counter.ts). */
+export const H_THREADS = 5;
 const HEADER_INTS = 16;
 
 /** MODE: counters are this node's own (no Redis, or Redis away), or leased from Redis. */
@@ -338,6 +340,16 @@ export class CounterTable {
   }
 
   /**
+   * The count of the window read plainly, as the hot path reads (the class comment): late at most, never
+   * torn; 0 when the word holds another window.
+   */
+  plainCount(slot: number, winNo: number): number {
+    const at = (slot * SLOT_WORDS + W_COUNT) * 2;
+    const i32 = this.i32;
+    return i32[at + HI] === windowTag(winNo) ? i32[at + LO]! >>> 0 : 0;
+  }
+
+  /**
    * What this node may admit in the window. Alone (or with Redis away): the policy's limit. Clustered: the
    * leases the main thread obtained for the window, or before the first one a small credit
    * (CREDIT_SHARE of the limit shared by the live nodes, at least one call). Bandwidth slots are not leased:
@@ -407,6 +419,10 @@ export class CounterTable {
 
   setMode(mode: number): void {
     Atomics.store(this.header, H_MODE, mode);
+  }
+
+  setThreads(n: number): void {
+    Atomics.store(this.header, H_THREADS, n);
   }
 
   setNodes(n: number): void {

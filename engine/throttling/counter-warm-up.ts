@@ -21,6 +21,8 @@ export function warmUpCounterPaths(): void {
     t.release(slot, w, 1);
     t.note(slot, w, NOTE_THROTTLED);
     t.countIn(slot, w);
+    t.plainCount(slot, w);
+    t.acquire(slot, w, 100, 8); // a lease (level-counter.ts)
     t.allowance(slot, w, 10, KIND_REQUESTS);
     t.globalIn(slot, w);
   }

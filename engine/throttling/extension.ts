@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../../conf/config.js';
-import { redisView, throttlingView, type RedisView, type ThrottlingView } from '../../conf/typed-config.js';
+import { passthruView, redisView, throttlingView, type RedisView, type ThrottlingView } from '../../conf/typed-config.js';
 import type { EventBus, ThrottleDecisionEvent } from '../events/event-bus.js';
 import { DeclarativeDirectory } from '../registry/declarative-directory.js';
 import type { ExtensionThreads, GatewayExtension } from '../kernel/extension.js';
@@ -65,6 +65,7 @@ export class ThrottlingExtension implements GatewayExtension {
     this.settings = throttleSettings(this.view);
     this.counters = createSharedCounters(this.view.counterTableSize);
     this.table = new CounterTable(this.counters);
+    this.table.setThreads(passthruView(config).ioThreads);
     this.dir = new DeclarativeDirectory<PolicyFile>({
       dir: this.view.policiesDir, kind: 'policy file', extension: '.toml', parse: readPolicyFile, identity: (f) => f.source, log,
       onChange: (files) => { this.files = files; this.deploy(); },
