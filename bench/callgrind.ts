@@ -18,6 +18,8 @@ import { benchToken, sluiceBenchFiles } from './peers/sluice.js';
  *   CG_ACCESS_LOG  "on" keeps the access log on (default off: the io thread's own cost)
  *   CG_API     "secured": the bench's secured path (JWT + subscription + throttling, bench/peers/sluice.ts,
  *              with a token of the bench application); "jwt": JWT + subscription alone; default: pass-through
+ *   CG_PAD     bytes: an `x-pad` header of this many bytes on each call without a token (the secured call's
+ *              954-byte token, without its work; default none)
  *   CG_BODY    bytes: each call is a POST with a body of this many bytes (default: a GET), which the
  *              backend reads whole before it answers
  *   CG_KEEP    a directory: the callgrind output of each checkout is kept there (for callgrind_annotate),
@@ -39,6 +41,7 @@ const ACCESS_LOG = process.env['CG_ACCESS_LOG'] === 'on';
 const CONNECTIONS = 10;
 const API = process.env['CG_API'] ?? 'open';
 const BODY = Buffer.alloc(Number(process.env['CG_BODY'] ?? 0), 'x');
+const PAD = Number(process.env['CG_PAD'] ?? 0);
 const API_PATH = API === 'secured' ? '/throttled/1.0.0/small' : API === 'jwt' ? '/secure/1.0.0/small' : '/cg/1.0.0/small';
 
 async function backend(): Promise<{ port: number; close(): void }> {
@@ -57,7 +60,7 @@ async function load(port: number, n: number, token: string | null): Promise<void
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   let next = 0;
   const one = (): Promise<void> => new Promise((resolve, reject) => {
-    const headers: Record<string, string | number> = token === null ? {} : { authorization: `Bearer ${token}` };
+    const headers: Record<string, string | number> = token !== null ? { authorization: `Bearer ${token}` } : PAD > 0 ? { 'x-pad': 'x'.repeat(PAD) } : {};
     if (BODY.length > 0) { headers['content-type'] = 'application/json'; headers['content-length'] = BODY.length; }
     http.request({ host: '127.0.0.1', port, path: API_PATH, agent, method: BODY.length > 0 ? 'POST' : 'GET', headers }, (res) => {
       res.resume();
