@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { benchApiToml, cleanupAll, rssOf, startNginxBackend, startSluice, stopTracked } from './lib/products.js';
 import { CpuMeter } from './lib/proc-cpu.js';
+import { median } from './lib/results.js';
 import { runWrk } from './lib/wrk.js';
 import { startFloorProxy } from './peers/floor.js';
 import { startNginxProxy } from './peers/nginx.js';
@@ -48,7 +49,6 @@ if (specs.length < 2) {
 }
 
 const BACKEND_PORT = 18990;
-const median = (xs: readonly number[]): number => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2; };
 /** The q-quantile (0..1), by the nearest rank. */
 const quantile = (xs: readonly number[], q: number): number => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.round(q * (s.length - 1)))]!; };
 
