@@ -70,7 +70,7 @@ export class ClientConnection extends RequestReader implements ExchangeConnectio
     if (this.reading === Reading.STOPPED) return true; // lingering, or after a refusal: dropped
     const chunk = n === buf.length ? buf : (this.views?.buffer === buf ? this.views : (this.views = viewsOf(buf))).of(0, n);
     // A read that repeats the kept one while the parser stands between messages: the head llhttp would give.
-    const head = this.reading === Reading.IDLE && this.kept.repeats(chunk, n) && (this.clean || (this.reusable && this.parser.duration() === 0))
+    const head = this.reading === Reading.IDLE && this.kept.repeats(chunk, n, chunk === buf ? null : this.views!.words) && (this.clean || (this.reusable && this.parser.duration() === 0))
       ? this.kept.replay(this.cfg) : null;
     if (head !== null) this.replay(head, chunk, n); else if (!this.parse(chunk, n)) return true;
     const up = this.upgradeAt;

@@ -204,7 +204,7 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
     const data = shared ? this.views!.of(0, n) : buf;
     let r: number | Error;
     try {
-      r = this.parserAtStart && this.bodyLeft < 0 && !this.skipBody && keptResponse.repeats(data, n) ? this.replay(data) : this.execute(data);
+      r = this.parserAtStart && this.bodyLeft < 0 && !this.skipBody && keptResponse.repeats(data, n, shared ? this.views!.words : null) ? this.replay(data) : this.execute(data);
     } finally { this.viewsOfRead = false; }
     if (typeof r !== 'number') {
       const code = (r as Error & { code?: string }).code ?? 'HPE_ERROR';

@@ -30,9 +30,12 @@ export class KeptResponse {
   /** Reads answered from the kept one (tests, docs). */
   hits = 0;
 
-  /** Whether the `n`-byte read in `chunk` repeats the kept one: its head's bytes, and as many body bytes. */
-  repeats(chunk: Buffer, n: number): boolean {
-    return this.read.repeats(chunk, n);
+  /**
+   * Whether the `n`-byte read in `chunk` repeats the kept one: its head's bytes, and as many body bytes.
+   * `words`: `chunk`'s memory as 32-bit words from its first byte, or null (kept-read-bytes.ts).
+   */
+  repeats(chunk: Buffer, n: number, words: Int32Array | null): boolean {
+    return this.read.repeats(chunk, n, words);
   }
 
   /** Bytes of the kept head (the body follows them). */
