@@ -1,23 +1,11 @@
 import t from 'tap';
-import http from 'node:http';
-import type net from 'node:net';
 import autocannon from 'autocannon';
 import { startSluice } from '../helpers/sluice.js';
+import { recordingBackend } from '../helpers/recording-backend.js';
 import { API_DIR, POLICY_DIR, inOneWindow, policy, throttledApi } from './fixtures.js';
 
-/** A backend on loopback that answers 200 and counts the calls that reached it. */
-async function countingBackend(t: Tap.Test): Promise<{ url: string; readonly calls: number }> {
-  let calls = 0;
-  const be = http.createServer((req, res) => { calls++; res.writeHead(200, { 'content-type': 'text/plain' }); res.end('ok'); });
-  be.keepAliveTimeout = 60_000;
-  await new Promise<void>((r) => be.listen(0, '127.0.0.1', r));
-  t.teardown(() => new Promise<void>((r) => { be.closeAllConnections(); be.close(() => r()); }));
-  const url = `http://127.0.0.1:${(be.address() as net.AddressInfo).port}`;
-  return { url, get calls() { return calls; } };
-}
-
 t.test('two io threads share one counter: a burst of concurrent calls passes exactly the limit', async (t) => {
-  const be = await countingBackend(t);
+  const be = await recordingBackend(t);
 
   const LIMIT = 4000;
   const s = await startSluice(t, { passthru_http: { io_threads_per_reactor: 2 } }, {
@@ -33,11 +21,11 @@ t.test('two io threads share one counter: a burst of concurrent calls passes exa
   t.equal(passed + throttled, LIMIT * 3, 'every call answered 200 or 429');
   t.ok(Math.abs(passed - LIMIT) <= LIMIT * 0.01, `passed ${passed} is within 1% of ${LIMIT}`);
   t.equal(passed, LIMIT, 'and in fact exact: both threads went on receiving calls, so no lease of calls (10 at this limit, level-counter.ts) was left unused');
-  t.equal(be.calls, passed, 'the backend saw the passed calls only');
+  t.equal(be.seen.length, passed, 'the backend saw the passed calls only');
 });
 
 t.test('two io threads under a limit large enough for leases of 64 calls: never over the limit, at most 0.5% under', async (t) => {
-  const be = await countingBackend(t);
+  const be = await recordingBackend(t);
 
   // 2 io threads x 200 calls x 64: the largest lease (level-counter.ts LEASE_PER_THREAD, LEASE_MAX).
   const LIMIT = 25_600;
@@ -54,5 +42,5 @@ t.test('two io threads under a limit large enough for leases of 64 calls: never 
   t.equal(passed + throttled, LIMIT + OVER, 'every call answered 200 or 429');
   t.ok(passed <= LIMIT, `passed ${passed} is not over the limit ${LIMIT}`);
   t.ok(passed >= LIMIT - LIMIT / 200, `passed ${passed} is at most 0.5% under it: a lease not admitted is lost to the window, never more than 63 calls a thread`);
-  t.equal(be.calls, passed, 'the backend saw the passed calls only');
+  t.equal(be.seen.length, passed, 'the backend saw the passed calls only');
 });
