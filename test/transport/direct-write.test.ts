@@ -95,6 +95,21 @@ for (const [name, make] of [['direct', (s: net.Socket) => new DirectWriter(s, ()
     t.equal(afterSmall, atOnce, 'the small one after it waits for the turn');
   });
 
+  t.test(`${name}: bytes given after end() never follow the FIN: the stream refuses them, and the peer gets what came before`, async (t) => {
+    let error: NodeJS.ErrnoException | null = null;
+    const { received } = await pair(t, (s) => {
+      s.on('error', (e: NodeJS.ErrnoException) => { error = e; });
+      const w = make(s);
+      w.write(Buffer.from('before'));
+      w.flush();
+      s.end();
+      w.write(Buffer.from('after')); // leaves at the turn's end, if at all
+    });
+    t.equal((await received).toString('latin1'), 'before');
+    await new Promise((r) => setTimeout(r, 20));
+    t.equal((error as NodeJS.ErrnoException | null)?.code, 'ERR_STREAM_WRITE_AFTER_END', 'refused by the stream, not written to the shut-down handle');
+  });
+
   t.test(`${name}: bytes gathered for a socket destroyed before the turn ends go nowhere, without an error`, async (t) => {
     const server = net.createServer((s) => { s.resume(); });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -158,6 +173,23 @@ t.test('a write libuv cannot finish at once is back-pressure until it drains, th
   const got = await received;
   t.equal(got.length, big.length, 'all of it arrived');
   t.equal(drained, 1);
+});
+
+t.test('bytes the stream holds are back-pressure for the direct writer too, until the stream drains', async (t) => {
+  const big = part(0, 64 * 1024 * 1024);
+  let during: boolean | null = null;
+  let afterDrain: boolean | null = null;
+  const { received, client } = await pair(t, (s) => {
+    const w = new DirectWriter(s, () => {});
+    s.write(big); // through the stream, past the writer: the client reads nothing yet
+    during = w.needsDrain;
+    s.once('drain', () => { afterDrain = w.needsDrain; s.end(); });
+  }, { pauseClient: true });
+  await new Promise((r) => setTimeout(r, 100));
+  t.equal(during, true, 'the stream is full: so is the writer');
+  client.resume();
+  t.equal((await received).length, big.length);
+  t.equal(afterDrain, false, 'drained: no longer back-pressure');
 });
 
 t.test('direct and stream writes leave in the order they were made, a pending direct write included', async (t) => {
