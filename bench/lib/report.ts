@@ -67,15 +67,27 @@ export function cpuTable(r: BenchResults): string {
   return table(head, body);
 }
 
+/**
+ * A target's figure, `0.95x`: with as many more digits as it takes for the figure to read on the same side of
+ * the threshold as the verdict (0.947 against 0.95 reads 0.947x, never 0.95x and not met).
+ */
+function ratioText(l: TargetLine): string {
+  if (l.ratio === null) return 'n/a';
+  const met = l.ratio >= l.min;
+  let digits = 2;
+  while (digits < 8 && (Number(l.ratio.toFixed(digits)) >= l.min) !== met) digits++;
+  return `${l.ratio.toFixed(digits)}x`;
+}
+
 export function targetsTable(lines: readonly TargetLine[]): string {
   return table(['target', 'threads', 'measured', 'verdict', 'from'], lines.map((l) => [
-    l.target, String(l.threads), l.ratio === null ? 'n/a' : `${l.ratio.toFixed(2)}x`, l.verdict === 'met' ? 'met' : l.verdict === 'not met' ? '**not met**' : 'n/a', l.detail,
+    l.target, String(l.threads), ratioText(l), l.verdict === 'met' ? 'met' : l.verdict === 'not met' ? '**not met**' : 'n/a', l.detail,
   ]));
 }
 
 /** One line per target for the terminal: `met      secured ≥ 1.5x HAProxy secured (goal 2x), 1 thread: 1.62x`. */
 export function targetLines(lines: readonly TargetLine[]): string {
-  return lines.map((l) => `${l.verdict.padEnd(8)} ${l.target}, ${l.threads} thread${l.threads === 1 ? '' : 's'}: ${l.ratio === null ? 'n/a' : `${l.ratio.toFixed(2)}x`} (${l.detail})`).join('\n');
+  return lines.map((l) => `${l.verdict.padEnd(8)} ${l.target}, ${l.threads} thread${l.threads === 1 ? '' : 's'}: ${ratioText(l)} (${l.detail})`).join('\n');
 }
 
 /** The peak gateway RSS per thread count, from the samples taken during Sluice's loads. */

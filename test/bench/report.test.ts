@@ -2,7 +2,7 @@ import t from 'tap';
 import { XMLValidator } from 'fast-xml-parser';
 import { barChart } from '../../bench/lib/chart.js';
 import { replaceSection, START, END } from '../../bench/lib/docs-section.js';
-import { cpuTable, resultsSection, targetLines, throughputTable } from '../../bench/lib/report.js';
+import { cpuTable, resultsSection, targetLines, targetsTable, throughputTable } from '../../bench/lib/report.js';
 import { resultCharts } from '../../bench/lib/result-charts.js';
 import { medianRound, type BenchResults, type Measurement, type ScenarioId } from '../../bench/lib/results.js';
 import { evaluateTargets, type TargetLine } from '../../bench/lib/targets.js';
@@ -57,6 +57,9 @@ t.test('targets: each a same-run ratio against its threshold, met at the thresho
   t.equal(line(lines, 'secured ≥ 1.5x HAProxy', 2).verdict, 'n/a', 'not measured is said, not guessed');
   t.match(line(lines, 'secured ≥ 1.5x HAProxy', 2).detail, /not measured/);
   t.match(targetLines(lines), /^met {6}pass-through ≥ 0\.9x the floor \(access log on\), 1 thread: 0\.90x/m);
+  // 40 000 / 40 001 rounds to 1.00x: a figure is given with as many digits as it takes not to read as met.
+  t.match(targetLines(lines), /^not met {2}2 io threads ≥ 1\.0x nginx with 2 workers, 100 connections, 2 threads: 0\.99998x/m);
+  t.match(targetsTable(lines), /\| 2 io threads ≥ 1\.0x nginx with 2 workers, 100 connections \| 2 \| 0\.99998x \| \*\*not met\*\* \|/);
 });
 
 t.test('a load\'s figure is its median round, with every round\'s requests/s; its spread shows in the target line', async (t) => {
