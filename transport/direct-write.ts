@@ -394,9 +394,9 @@ export class DirectWriter extends TurnWriter {
     this.pending++;
   }
 
-  /** Direct writes libuv holds, or the stream's own queue. */
   protected get destroyed(): boolean { return this.ws.destroyed; }
 
+  /** Direct writes libuv holds, or the stream's own queue (as the socket's `writableNeedDrain`). */
   get needsDrain(): boolean {
     const ws = this.ws;
     return this.pending !== 0 || (ws.needDrain && !ws.destroyed && !ws.ending);
