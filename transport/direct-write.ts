@@ -88,7 +88,8 @@ function onDirectWriteComplete(this: WriteReq, status: number): void {
   const s = w.socket;
   if (s.destroyed) return;
   if (status < 0) { s.destroy(writeError(status)); return; }
-  if (w.pending === 0 && !s.writableNeedDrain) w.onDrained();
+  // The writer's own rule: none of its writes held, and the stream not full either.
+  if (!w.needsDrain) w.onDrained();
 }
 
 /**
