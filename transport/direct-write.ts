@@ -88,7 +88,6 @@ function onDirectWriteComplete(this: WriteReq, status: number): void {
   const s = w.socket;
   if (s.destroyed) return;
   if (status < 0) { s.destroy(writeError(status)); return; }
-  // The writer's own rule: none of its writes held, and the stream not full either.
   if (!w.needsDrain) w.onDrained();
 }
 
