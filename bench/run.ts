@@ -11,6 +11,7 @@ import { resultCharts } from './lib/result-charts.js';
 import { SCENARIO_IDS, clean, medianRound, type BenchResults, type Measurement, type Round, type ScenarioId, type SecuredPairs } from './lib/results.js';
 import { evaluateTargets } from './lib/targets.js';
 import { ensurePrograms, versionOf } from './lib/tools.js';
+import { runH2load } from './lib/h2load.js';
 import { runWrk } from './lib/wrk.js';
 import { startFastify } from './peers/fastify.js';
 import { startFloorProxy } from './peers/floor.js';
@@ -25,7 +26,7 @@ import { startSluicePeer, type SluicePeer } from './peers/sluice.js';
  * reverse proxy, HAProxy pass-through and secured (jwt_verify + a stick-table rate limit), the fastify stack
  * pass-through and secured (@fastify/jwt + @fastify/rate-limit + @fastify/http-proxy), the floor of Sluice's
  * own stack (bench/floor-proxy.ts), and Sluice pass-through and secured (JWT + subscription + throttling).
- * wrk drives each load; the CPU of each proxy's own processes comes from /proc around each measured load.
+ * wrk drives each load but the warm HTTPS one, which h2load drives (lib/h2load.ts); the CPU of each proxy's own processes comes from /proc around each measured load.
  *
  * Rounds: every load is measured BENCH_ROUNDS times, the whole plan once per round (A, B, C..., then A, B,
  * C... again), and the round with the median requests/s is the load's figure (its CPU per call and latency
@@ -46,7 +47,7 @@ import { startSluicePeer, type SluicePeer } from './peers/sluice.js';
  *   BENCH_CONNECTIONS  connections of the pass-through GET sweep (default "100,1000"; BENCH_QUICK "100")
  *   BENCH_REF_CONNECTIONS  connections of every other scenario but the 1 MiB ones (default 100)
  *   BENCH_SCENARIOS    which scenarios (default all): get, get-secured, get-bytes, get-jwt, get-mediated, post-10k,
- *                      upload-1m, download-1m, https-echo
+ *                      upload-1m, download-1m, https-echo, https-echo-warm
  *   BENCH_PROXIES      which proxies (default all): direct, nginx, haproxy, fastify, floor, sluice
  *   BENCH_ACCESS_LOG   "off" turns Sluice's access log off (default on, as the default home ships it)
  *   BENCH_QUICK=1      a smoke run (under two minutes): short loads, 1 thread, 100 connections
@@ -100,6 +101,7 @@ const SCENARIO_PROXIES: Record<ScenarioId, readonly ProxyId[]> = {
   'upload-1m': ['direct', 'nginx', 'haproxy', 'fastify', 'sluice'],
   'download-1m': ['direct', 'nginx', 'haproxy', 'fastify', 'sluice'],
   'https-echo': ['sluice'],
+  'https-echo-warm': ['sluice'],
 };
 
 interface Load { readonly scenario: ScenarioId; readonly proxy: ProxyId; readonly connections: number }
@@ -136,7 +138,8 @@ function callOf(load: Load, peers: Map<ProxyId, Peer>, sluice: SluicePeer): Call
     case 'post-10k': return { url: `${p.passThrough}/upload`, method: 'POST', body: BODY_10K, headers: octets };
     case 'upload-1m': return { url: `${p.passThrough}/upload`, method: 'POST', body: BODY_1M, headers: octets };
     case 'download-1m': return { url: `${p.passThrough}/1mb`, method: 'GET' };
-    case 'https-echo': return { url: sluice.httpsEcho, method: 'POST', body: BODY_1K_JSON, headers: { ...auth, 'content-type': 'application/json' } };
+    case 'https-echo':
+    case 'https-echo-warm': return { url: sluice.httpsEcho, method: 'POST', body: BODY_1K_JSON, headers: { ...auth, 'content-type': 'application/json' } };
   }
 }
 
@@ -147,7 +150,7 @@ async function probe(load: Load, call: Call): Promise<void> {
     const res = await request(call.url, { method: call.method, dispatcher, ...(call.headers ? { headers: call.headers } : {}), ...(call.body ? { body: call.body } : {}) });
     const body = Buffer.from(await res.body.arrayBuffer());
     if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`${load.proxy}, ${load.scenario}: ${call.method} ${call.url} answered ${res.statusCode} ${body.toString().slice(0, 300)}`);
-    if (load.scenario === 'https-echo' && !body.equals(call.body!)) throw new Error(`the echo through ${call.url} did not return the body it was sent (${body.length} bytes back)`);
+    if (load.scenario.startsWith('https-echo') && !body.equals(call.body!)) throw new Error(`the echo through ${call.url} did not return the body it was sent (${body.length} bytes back)`);
   } finally {
     await dispatcher.close();
   }
@@ -172,19 +175,29 @@ const progress = new Progress((TOTAL_LOADS * ROUNDS) + (PAIR_LOADS ? PAIRS * 2 *
  */
 const TLS_ROUND_SECONDS = 8;
 function durationOf(load: Load): number {
-  return load.scenario === 'https-echo' && !QUICK ? Math.max(DURATION, TLS_ROUND_SECONDS) : DURATION;
+  return load.scenario.startsWith('https-echo') && !QUICK ? Math.max(DURATION, TLS_ROUND_SECONDS) : DURATION;
 }
+
+/**
+ * The warm HTTPS load's warm-up, on the connections it then measures: long enough for its 100 TLS
+ * handshakes and the collections that follow them (docs/performance.md, stop 44, under 1 s), as the
+ * reference run measured after its own warm-up (lib/h2load.ts).
+ */
+const TLS_WARMUP_SECONDS = 2;
 
 /** One measured load; `round` names it in the progress and output lines (`round 2 of 3`, `r2`; a pair's `pair 4 of 7`, `p4`). */
 async function measureRound(load: Load, threads: number, peer: Peer, call: Call, round: number, pair = false): Promise<Round> {
   progress.next(`${load.scenario}, ${load.proxy}, ${threads} thread(s), ${load.connections} connections, ${pair ? 'pair' : 'round'} ${round} of ${pair ? PAIRS : ROUNDS}`);
   const o = { url: call.url, connections: load.connections, durationSec: durationOf(load), method: call.method, ...(call.body ? { body: call.body } : {}), ...(call.headers ? { headers: call.headers } : {}) };
-  if (WARMUP > 0) await runWrk({ ...o, durationSec: WARMUP });
+  const warm = load.scenario === 'https-echo-warm';
+  if (WARMUP > 0 && !warm) await runWrk({ ...o, durationSec: WARMUP });
   let peak = 0;
   const pid = load.proxy === 'sluice' ? peer.pids[0]! : 0;
   const cpu = new CpuMeter(peer.pids);
-  cpu.start();
-  const result = await runWrk({ ...o, ...(pid ? { sample: () => { peak = Math.max(peak, rssOf(pid)); } } : {}) });
+  const sample = pid ? { sample: () => { peak = Math.max(peak, rssOf(pid)); } } : {};
+  // The warm load's CPU is counted from the end of its warm-up, as its calls are.
+  if (!warm) cpu.start();
+  const result = warm ? await runH2load({ ...o, ...sample, warmupSec: TLS_WARMUP_SECONDS, onMeasured: () => cpu.start() }) : await runWrk({ ...o, ...sample });
   const perCall = cpu.stop(result.requests);
   progress.finished();
   const l = result.latencyMs;
@@ -261,12 +274,13 @@ function machine(): Record<string, string> {
     nginx: versionOf('nginx', ['-v']).replace(/^nginx version: nginx\//, ''),
     haproxy: versionOf('haproxy', ['-v']).replace(/^HAProxy version (\S+).*/, '$1'),
     wrk: versionOf('wrk', ['--version']).replace(/^wrk (\S+).*/, '$1'),
+    ...(ONLY_SCENARIOS.includes('https-echo-warm') ? { h2load: versionOf('h2load', ['--version']).replace(/^h2load nghttp2\/(\S+).*/, '$1') } : {}),
   };
 }
 
 async function main(): Promise<void> {
   checkKnobs();
-  ensurePrograms(['nginx', 'haproxy', 'wrk']);
+  ensurePrograms(['nginx', 'haproxy', 'wrk', ...(ONLY_SCENARIOS.includes('https-echo-warm') ? ['h2load'] : [])]);
   const started = machine();
   process.stdout.write(`Sluice benchmark: ${TOTAL_LOADS} loads, each in ${ROUNDS} round(s) of ${DURATION} s after ${WARMUP} s of warm-up (the median round counts)${PAIR_LOADS ? `, then ${PAIRS} back-to-back pairs of Sluice pass-through and secured` : ''}; threads ${THREADS.join(',')}; GET connections ${CONNECTIONS.join(',')}, others ${REF} (1 MiB: ${BIG_CONNECTIONS}); Sluice's access log ${ACCESS_LOG ? 'on' : 'off'}\n`);
   const backend = await startNginxBackend(BACKEND);

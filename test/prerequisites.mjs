@@ -1,4 +1,4 @@
-// Run by `npm test` before tap: the programs the suite starts (real PostgreSQL, Redis, wrk, HAProxy, openssl,
+// Run by `npm test` before tap: the programs the suite starts (real PostgreSQL, Redis, wrk, h2load, HAProxy, openssl,
 // Chromium for the browser flow, OpenLDAP's slapd) must be
 // installed. When one is missing, one line says which and how to install them, instead of dozens of failures.
 import fs from 'node:fs';
@@ -10,6 +10,8 @@ const needs = [
   ['postgresql', postgres],
   ['redis-server', () => onPath('redis-server')],
   ['wrk', () => onPath('wrk')],
+  // h2load: the bench's warm HTTPS load (test/bench/h2load.test.ts); Debian's package is nghttp2-client.
+  ['nghttp2-client', () => onPath('h2load')],
   ['haproxy', () => onPath('haproxy') || fs.existsSync('/usr/sbin/haproxy')],
   ['openssl', () => onPath('openssl')],
   ['chromium', () => fs.existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium')],

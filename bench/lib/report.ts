@@ -108,7 +108,7 @@ function pairsText(r: BenchResults): string {
 export function runLine(r: BenchResults): string {
   const machine = Object.entries(r.machine).map(([k, v]) => `${k} ${v}`).join('; ');
   return `\`${r.command}\`, ${r.at}${r.quick ? ' (**a smoke run**: short loads on a loaded machine, to check that everything starts, answers and is parsed; not figures)' : ''}. ` +
-    `${(r.rounds ?? 1) > 1 ? `${r.rounds} rounds of ${r.durationSec} s per load, each after ${r.warmupSec} s of warm-up, the whole plan once per round; each figure is its load's median round` : `${r.durationSec} s per load after ${r.warmupSec} s of warm-up`}${pairsText(r)}, wrk with 1 thread; Sluice's access log ${r.accessLog ? 'on' : 'off'}. ${machine}.`;
+    `${(r.rounds ?? 1) > 1 ? `${r.rounds} rounds of ${r.durationSec} s per load, each after ${r.warmupSec} s of warm-up, the whole plan once per round; each figure is its load's median round` : `${r.durationSec} s per load after ${r.warmupSec} s of warm-up`}${pairsText(r)}, wrk with 1 thread${r.measurements.some((m) => m.scenario === 'https-echo-warm') ? ' (the warm HTTPS load: h2load with 1 thread, its own warm-up on the connections it measures)' : ''}; Sluice's access log ${r.accessLog ? 'on' : 'off'}. ${machine}.`;
 }
 
 /** The whole results section of docs/performance.md, with the charts at `chartDir` (relative to the page). */

@@ -11,6 +11,7 @@ const CHARTED: Partial<Record<ScenarioId, string>> = {
   'upload-1m': 'POST 1 MiB',
   'download-1m': 'GET 1 MiB',
   'https-echo': 'HTTPS POST 1 KiB echo, JWT',
+  'https-echo-warm': 'HTTPS echo, after warm-up',
 };
 
 export const PROXY_COLORS = [

@@ -12,7 +12,8 @@ export const SCENARIOS = {
   'post-10k': 'POST 10 KB, pass-through',
   'upload-1m': 'POST 1 MiB, pass-through',
   'download-1m': 'GET 1 MiB, pass-through',
-  'https-echo': 'HTTPS POST 1 KiB echo, JWT (the reference scenario)',
+  'https-echo': 'HTTPS POST 1 KiB echo, JWT (the reference scenario), each round opening its 100 TLS connections in the time measured (wrk)',
+  'https-echo-warm': 'HTTPS POST 1 KiB echo, JWT, measured after a warm-up on the same connections, as the reference run is (h2load)',
 } as const;
 export type ScenarioId = keyof typeof SCENARIOS;
 export const SCENARIO_IDS = Object.keys(SCENARIOS) as ScenarioId[];

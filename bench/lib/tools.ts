@@ -8,23 +8,27 @@ export function onPath(name: string): boolean {
   return dirs.some((d) => d !== '' && fs.existsSync(path.join(d, name)));
 }
 
+/** Debian's package of a program, where its name is not the program's. */
+const PACKAGE_OF: Readonly<Record<string, string>> = { h2load: 'nghttp2-client' };
+const packageOf = (program: string): string => PACKAGE_OF[program] ?? program;
+
 /**
  * The programs `npm run bench` starts, installed with apt-get when missing (as .ci/run does), when this is
  * Debian and we are root. Fails naming what is missing and how to install it otherwise.
  */
-export function ensurePrograms(packages: readonly string[]): void {
-  let missing = packages.filter((p) => !onPath(p));
+export function ensurePrograms(programs: readonly string[]): void {
+  let missing = programs.filter((p) => !onPath(p));
   if (missing.length === 0) return;
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
   if (root && onPath('apt-get')) {
-    process.stdout.write(`installing ${missing.join(', ')} (apt-get)\n`);
+    process.stdout.write(`installing ${missing.map(packageOf).join(', ')} (apt-get)\n`);
     try {
       execFileSync('apt-get', ['update', '-q'], { stdio: 'ignore' });
-      execFileSync('apt-get', ['install', '-y', '-q', ...missing], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+      execFileSync('apt-get', ['install', '-y', '-q', ...missing.map(packageOf)], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
     } catch { /* said below */ }
     missing = missing.filter((p) => !onPath(p));
   }
-  if (missing.length > 0) throw new Error(`npm run bench needs ${missing.join(', ')}: apt-get install -y ${missing.join(' ')}`);
+  if (missing.length > 0) throw new Error(`npm run bench needs ${missing.join(', ')}: apt-get install -y ${missing.map(packageOf).join(' ')}`);
 }
 
 /** A program's version line, for the results (`nginx -v` prints it on stderr, `haproxy -v` on stdout). */

@@ -116,6 +116,20 @@ t.test('the secured verdict comes from the back-to-back pairs when the run has t
   t.equal(line(evaluateTargets({ ...results(plan), securedPairs: [{ threads: 1, connections: 100, pass: [], secured: [] }] }), 'secured ≥ 0.95x', 1).ratio, 0.9, 'no pair measured: the rounds');
 });
 
+t.test('the HTTPS verdict is the warm load\'s, measured after a warm-up as the reference run is; the load with its handshakes is said beside it', async (t) => {
+  const lines = evaluateTargets(results([
+    m('https-echo-warm', 'sluice', 1, 100, 30_000, { p99: 6.2 }), m('https-echo', 'sluice', 1, 100, 28_000, { p99: 10.6 }),
+    m('https-echo-warm', 'sluice', 2, 100, 30_000, { p99: 10.2 }), m('https-echo', 'sluice', 2, 100, 30_000, { p99: 7 }),
+  ]));
+  const one = line(lines, 'HTTPS', 1);
+  t.equal(one.verdict, 'met', 'the warm p99 is within 10 ms');
+  t.equal(one.ratio, 30_000 / 3800);
+  t.match(one.detail, /^after a warm-up on the same connections \(h2load\): 30 000 TPS, p99 6\.2 ms, against 3 800 TPS, p99 76 ms \(.*measured after its warm-up.*\); with each round's 100 TLS handshakes in the time measured \(wrk\): 28 000 TPS, p99 10\.6 ms$/);
+  t.equal(line(lines, 'HTTPS', 2).verdict, 'not met', 'the warm load decides, also when the other met the target');
+  const dirty = line(evaluateTargets(results([m('https-echo-warm', 'sluice', 1, 100, 30_000, { non2xx: 2 }), m('https-echo', 'sluice', 1, 100, 30_000)], [1])), 'HTTPS', 1);
+  t.equal(dirty.verdict, 'n/a', 'a warm load with non-2xx answers gives no verdict, whatever the other load did');
+});
+
 t.test('a load that saw errors or non-2xx answers gives no ratio', async (t) => {
   const lines = evaluateTargets(results([
     m('get-secured', 'sluice', 1, 100, 90_000, { non2xx: 3 }), m('get-secured', 'haproxy', 1, 100, 10_000),
