@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import type { LoadResult } from './load.js';
+import { runProgram } from './tools.js';
 
 /**
  * One h2load run (nghttp2's load generator, C++, HTTP/1.1 with `--h1`) that splits its time into a warm-up
@@ -90,17 +90,10 @@ export async function runH2load(o: H2loadOptions): Promise<LoadResult> {
     let body: string | undefined;
     if (o.body) { body = path.join(dir, 'body'); fs.writeFileSync(body, o.body); }
     const args = h2loadArgs(o, { log, ...(body ? { body } : {}) });
-    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const c = spawn('h2load', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-      if (o.sample) timers.push(setInterval(o.sample, 250));
-      if (o.onMeasured) timers.push(setTimeout(o.onMeasured, Math.round(o.warmupSec) * 1000));
-      let stdout = '';
-      let stderr = '';
-      c.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-      c.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-      c.once('error', reject);
-      c.once('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const run = runProgram('h2load', args);
+    if (o.sample) timers.push(setInterval(o.sample, 250));
+    if (o.onMeasured) timers.push(setTimeout(o.onMeasured, Math.round(o.warmupSec) * 1000));
+    const { code, stdout, stderr } = await run;
     if (code !== 0) throw new Error(`h2load ${args.join(' ')} exited ${code}: ${(stderr || stdout).slice(-600)}`);
     const s = parseH2loadSummary(stdout);
     if (s.done === 0) throw new Error(`h2load completed no call against ${o.url} (could it connect?): ${(stderr + stdout).slice(-600)}`);

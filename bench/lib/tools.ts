@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 
 /** Whether a program is on PATH (or in /usr/sbin, where Debian puts nginx and haproxy). */
 export function onPath(name: string): boolean {
@@ -35,4 +35,17 @@ export function ensurePrograms(programs: readonly string[]): void {
 export function versionOf(cmd: string, args: readonly string[]): string {
   const r = spawnSync(cmd, args, { encoding: 'utf8' });
   return `${r.stdout ?? ''}${r.stderr ?? ''}`.split('\n').find((l) => l.trim() !== '')?.trim() ?? 'unknown';
+}
+
+/** Runs a load generator to its end, without blocking the event loop (the bench samples RSS meanwhile): its exit code and output. */
+export function runProgram(cmd: string, args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    c.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    c.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    c.once('error', reject);
+    c.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }

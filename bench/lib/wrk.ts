@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import type { LoadResult } from './load.js';
+import { runProgram } from './tools.js';
 
 /**
  * One wrk run (wrk 4.1, C, keep-alive, HTTP or HTTPS), driven by a Lua script this module writes: the
@@ -95,15 +95,7 @@ export async function runWrk(o: WrkOptions): Promise<LoadResult> {
     const args = [`-t${threads}`, `-c${o.connections}`, `-d${Math.max(1, Math.round(o.durationSec))}s`, '--timeout', '30s', '-s', script, o.url];
     const timer = o.sample ? setInterval(o.sample, 250) : null;
     try {
-      const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-        const c = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-        let stdout = '';
-        let stderr = '';
-        c.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-        c.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-        c.once('error', reject);
-        c.once('close', (code) => resolve({ code, stdout, stderr }));
-      });
+      const { code, stdout, stderr } = await runProgram('wrk', args);
       if (code !== 0) throw new Error(`wrk ${args.join(' ')} exited ${code}: ${(stderr || stdout).slice(-600)}`);
       return parseWrkOutput(stdout);
     } finally {
