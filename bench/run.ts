@@ -68,6 +68,8 @@ const CONNECTIONS = [...new Set([REF, ...(env('BENCH_CONNECTIONS') ?? (QUICK ? '
 const ONLY_SCENARIOS = env('BENCH_SCENARIOS')?.split(',') ?? SCENARIO_IDS;
 const ONLY_PROXIES = env('BENCH_PROXIES')?.split(',') ?? [...PROXIES];
 const ACCESS_LOG = env('BENCH_ACCESS_LOG') !== 'off';
+/** The warm HTTPS load is h2load's; the bench needs h2load only when it runs. */
+const USES_H2LOAD = ONLY_SCENARIOS.includes('https-echo-warm');
 /** 1 MiB transfers run at fewer connections: 20 of them already fill the loopback's share of two cores. */
 const BIG_CONNECTIONS = Math.min(REF, 20);
 
@@ -274,13 +276,13 @@ function machine(): Record<string, string> {
     nginx: versionOf('nginx', ['-v']).replace(/^nginx version: nginx\//, ''),
     haproxy: versionOf('haproxy', ['-v']).replace(/^HAProxy version (\S+).*/, '$1'),
     wrk: versionOf('wrk', ['--version']).replace(/^wrk (\S+).*/, '$1'),
-    ...(ONLY_SCENARIOS.includes('https-echo-warm') ? { h2load: versionOf('h2load', ['--version']).replace(/^h2load nghttp2\/(\S+).*/, '$1') } : {}),
+    ...(USES_H2LOAD ? { h2load: versionOf('h2load', ['--version']).replace(/^h2load nghttp2\/(\S+).*/, '$1') } : {}),
   };
 }
 
 async function main(): Promise<void> {
   checkKnobs();
-  ensurePrograms(['nginx', 'haproxy', 'wrk', ...(ONLY_SCENARIOS.includes('https-echo-warm') ? ['h2load'] : [])]);
+  ensurePrograms(['nginx', 'haproxy', 'wrk', ...(USES_H2LOAD ? ['h2load'] : [])]);
   const started = machine();
   process.stdout.write(`Sluice benchmark: ${TOTAL_LOADS} loads, each in ${ROUNDS} round(s) of ${DURATION} s after ${WARMUP} s of warm-up (the median round counts)${PAIR_LOADS ? `, then ${PAIRS} back-to-back pairs of Sluice pass-through and secured` : ''}; threads ${THREADS.join(',')}; GET connections ${CONNECTIONS.join(',')}, others ${REF} (1 MiB: ${BIG_CONNECTIONS}); Sluice's access log ${ACCESS_LOG ? 'on' : 'off'}\n`);
   const backend = await startNginxBackend(BACKEND);

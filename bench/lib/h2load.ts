@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { LoadResult } from './load.js';
+import type { LoadOptions, LoadResult } from './load.js';
 import { runProgram } from './tools.js';
 
 /**
@@ -15,21 +15,15 @@ import { runProgram } from './tools.js';
  * The figures come from h2load's per-request log (`--log-file`), which holds the measured part only: one
  * line per call, its start in µs since the epoch, its status, its µs to the end of the response.
  */
-export interface H2loadOptions {
-  readonly url: string;
-  readonly connections: number;
-  /** Seconds measured, after the warm-up. */
-  readonly durationSec: number;
-  /** Seconds of load on the same connections before the measured part (h2load's --warm-up-time). */
+export interface H2loadOptions extends LoadOptions {
+  /** Seconds of load on the same connections before the `durationSec` measured (h2load's --warm-up-time). */
   readonly warmupSec: number;
-  readonly method?: 'GET' | 'POST';
-  readonly body?: Buffer;
-  readonly headers?: Readonly<Record<string, string>>;
-  /** Sampled every 250 ms while the load runs (RSS of the gateway, for example). */
-  readonly sample?: () => void;
   /** Called once, when the warm-up ends and the measured part begins (by the clock, from h2load's start). */
   readonly onMeasured?: () => void;
 }
+
+/** h2load takes whole seconds, one at least: the figures and the warm-up's end are reckoned in the same ones. */
+const wholeSeconds = (s: number): number => Math.max(1, Math.round(s));
 
 /** The counts of h2load's `requests:` and `status codes:` lines. */
 export interface H2loadSummary {
@@ -66,7 +60,7 @@ export function latencyOfLog(log: string): { calls: number; latencyMs: LoadResul
 
 /** h2load's arguments for a run; header names and values go as they are, so a line break in one is refused. */
 export function h2loadArgs(o: H2loadOptions, files: { log: string; body?: string }): string[] {
-  const args = ['--h1', '-t1', `-c${o.connections}`, `-D${Math.max(1, Math.round(o.durationSec))}`, `--warm-up-time=${Math.max(1, Math.round(o.warmupSec))}`, `--log-file=${files.log}`];
+  const args = ['--h1', '-t1', `-c${o.connections}`, `-D${wholeSeconds(o.durationSec)}`, `--warm-up-time=${wholeSeconds(o.warmupSec)}`, `--log-file=${files.log}`];
   if ((o.method ?? 'GET') === 'POST') {
     if (!files.body) throw new Error('a POST load needs a body');
     args.push('-d', files.body);
@@ -92,13 +86,13 @@ export async function runH2load(o: H2loadOptions): Promise<LoadResult> {
     const args = h2loadArgs(o, { log, ...(body ? { body } : {}) });
     const run = runProgram('h2load', args);
     if (o.sample) timers.push(setInterval(o.sample, 250));
-    if (o.onMeasured) timers.push(setTimeout(o.onMeasured, Math.round(o.warmupSec) * 1000));
+    if (o.onMeasured) timers.push(setTimeout(o.onMeasured, wholeSeconds(o.warmupSec) * 1000));
     const { code, stdout, stderr } = await run;
     if (code !== 0) throw new Error(`h2load ${args.join(' ')} exited ${code}: ${(stderr || stdout).slice(-600)}`);
     const s = parseH2loadSummary(stdout);
     if (s.done === 0) throw new Error(`h2load completed no call against ${o.url} (could it connect?): ${(stderr + stdout).slice(-600)}`);
     const { latencyMs } = latencyOfLog(fs.readFileSync(log, 'utf8'));
-    const seconds = Math.max(1, Math.round(o.durationSec));
+    const seconds = wholeSeconds(o.durationSec);
     const bytes = /^traffic: .*?\((\d+)\) total/m.exec(stdout);
     return {
       requestsPerSec: s.done / seconds,

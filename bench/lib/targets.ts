@@ -20,6 +20,9 @@ export interface TargetLine {
 
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US').replace(/,/g, ' ');
 
+/** What makes a load not clean, said in a target line. */
+const faults = (m: Measurement): string => `${m.result.errors} errors and ${m.result.non2xx} non-2xx answers`;
+
 /** The range of a load's rounds, when it had several: ` (rounds 61 000-64 000)`. */
 function spread(m: Measurement): string {
   const r = m.rounds;
@@ -31,7 +34,7 @@ function spread(m: Measurement): string {
 function ratioLine(target: string, threads: number, min: number, a: Measurement | undefined, b: Measurement | undefined, what: [string, string]): TargetLine {
   if (!a || !b) return { target, threads, min, ratio: null, verdict: 'n/a', detail: `not measured (${!a ? what[0] : what[1]})` };
   for (const [m, name] of [[a, what[0]], [b, what[1]]] as const) {
-    if (!clean(m)) return { target, threads, min, ratio: null, verdict: 'n/a', detail: `${name} had ${m.result.errors} errors and ${m.result.non2xx} non-2xx answers` };
+    if (!clean(m)) return { target, threads, min, ratio: null, verdict: 'n/a', detail: `${name} had ${faults(m)}` };
   }
   const ratio = a.result.requestsPerSec / b.result.requestsPerSec;
   return { target, threads, min, ratio, verdict: ratio >= min ? 'met' : 'not met', detail: `${what[0]} ${fmt(a.result.requestsPerSec)}${spread(a)} / ${what[1]} ${fmt(b.result.requestsPerSec)}${spread(b)} requests/s` };
@@ -97,11 +100,11 @@ function httpsLine(threads: number, warm: Measurement | undefined, cold: Measure
   const base = { target, threads, min: ref.aimRatio };
   const s = warm ?? cold;
   if (!s) return { ...base, ratio: null, verdict: 'n/a', detail: 'not measured' };
-  if (!clean(s)) return { ...base, ratio: null, verdict: 'n/a', detail: `${s.result.errors} errors and ${s.result.non2xx} non-2xx answers` };
+  if (!clean(s)) return { ...base, ratio: null, verdict: 'n/a', detail: faults(s) };
   const ratio = s.result.requestsPerSec / ref.tps;
   const p99 = s.result.latencyMs.p99;
   const figures = (m: Measurement): string => `${fmt(m.result.requestsPerSec)} TPS, p99 ${m.result.latencyMs.p99.toFixed(1)} ms`;
-  const beside = warm && cold ? `; with each round's 100 TLS handshakes in the time measured (wrk): ${clean(cold) ? figures(cold) : `${cold.result.errors} errors and ${cold.result.non2xx} non-2xx answers`}` : '';
+  const beside = warm && cold ? `; with each round's 100 TLS handshakes in the time measured (wrk): ${clean(cold) ? figures(cold) : faults(cold)}` : '';
   return {
     ...base, ratio, verdict: ratio >= ref.aimRatio && p99 <= ref.aimP99Ms ? 'met' : 'not met',
     detail: `${warm ? 'after a warm-up on the same connections (h2load): ' : ''}${figures(s)}, against ${fmt(ref.tps)} TPS, p99 ${ref.p99Ms} ms (WSO2 API-M 4.x run 496, 2 vCPU c5.large, measured after its warm-up, load from another machine; here the load generator shares the 2 cores)${beside}`,
