@@ -8,7 +8,7 @@ import { CpuMeter } from './lib/proc-cpu.js';
 import { Progress } from './lib/progress.js';
 import { cpuTable, rssLine, targetLines, throughputTable } from './lib/report.js';
 import { resultCharts } from './lib/result-charts.js';
-import { SCENARIO_IDS, clean, medianRound, type BenchResults, type Measurement, type Round, type ScenarioId, type SecuredPairs } from './lib/results.js';
+import { SCENARIO_IDS, clean, medianRound, type BenchResults, type Measurement, type NginxPairs, type Round, type ScenarioId, type SecuredPairs } from './lib/results.js';
 import { evaluateTargets } from './lib/targets.js';
 import { ensurePrograms, versionOf } from './lib/tools.js';
 import { runH2load } from './lib/h2load.js';
@@ -41,8 +41,10 @@ import { startSluicePeer, type SluicePeer } from './peers/sluice.js';
  *   BENCH_WARMUP       seconds of warm-up load before each round (default 1)
  *   BENCH_PEER_WARMUP  seconds of load on each proxy once it has started, before any load is measured: the
  *                      JIT of the Node proxies settles (fastify needs about 5 s; default 5; BENCH_QUICK 2)
- *   BENCH_PAIRS        back-to-back pairs of Sluice's pass-through and secured loads after the rounds, which
- *                      decide the secured target (lib/results.ts SecuredPairs; default 7; BENCH_QUICK 1; 0: none)
+ *   BENCH_PAIRS        back-to-back pairs after the rounds, which decide the targets whose two loads sit near
+ *                      each other: Sluice's pass-through and secured loads (lib/results.ts SecuredPairs), and
+ *                      Sluice's and nginx's POST 10 KB, and GET at 2 threads (NginxPairs) (default 7;
+ *                      BENCH_QUICK 1; 0: none)
  *   BENCH_THREADS      io threads / workers / HAProxy threads to try (default "1,2"; BENCH_QUICK "1")
  *   BENCH_CONNECTIONS  connections of the pass-through GET sweep (default "100,1000"; BENCH_QUICK "100")
  *   BENCH_REF_CONNECTIONS  connections of every other scenario but the 1 MiB ones (default 100)
@@ -160,15 +162,40 @@ async function probe(load: Load, call: Call): Promise<void> {
 
 const measurements: Measurement[] = [];
 const securedPairs: SecuredPairs[] = [];
+const nginxPairs: NginxPairs[] = [];
 const loadsPerThreadCount = plan();
 const TOTAL_LOADS = loadsPerThreadCount.length * THREADS.length;
-/** The pairs' two loads: Sluice's pass-through GET at the reference connections and its secured GET, when both are in the plan. */
-const PAIR_LOADS = ((): [Load, Load] | null => {
-  const pass = loadsPerThreadCount.find((l) => l.scenario === 'get' && l.proxy === 'sluice' && l.connections === REF);
-  const secured = loadsPerThreadCount.find((l) => l.scenario === 'get-secured' && l.proxy === 'sluice');
-  return pass && secured && PAIRS > 0 ? [pass, secured] : null;
-})();
-const progress = new Progress((TOTAL_LOADS * ROUNDS) + (PAIR_LOADS ? PAIRS * 2 * THREADS.length : 0), DURATION + WARMUP);
+
+/**
+ * Two loads measured back to back, PAIRS times, for one target: `first` is Sluice's load, and goes first in
+ * the odd pairs; `keep` records the pairs' requests/s in the results.
+ */
+interface PairSet { readonly first: Load; readonly second: Load; readonly keep: (threads: number, first: number[], second: number[]) => void }
+
+/**
+ * The pair sets of a thread count, of the loads in the plan: Sluice's pass-through GET at the reference
+ * connections and its secured GET; Sluice's and nginx's POST 10 KB; at 2 threads, Sluice's and nginx's GET
+ * at 100 connections.
+ */
+function pairSets(threads: number): PairSet[] {
+  if (PAIRS === 0) return [];
+  const find = (scenario: ScenarioId, proxy: ProxyId, connections?: number): Load | undefined =>
+    loadsPerThreadCount.find((l) => l.scenario === scenario && l.proxy === proxy && (connections === undefined || l.connections === connections));
+  const sets: PairSet[] = [];
+  const pass = find('get', 'sluice', REF);
+  const secured = find('get-secured', 'sluice');
+  if (pass && secured) sets.push({ first: pass, second: secured, keep: (t, p, s) => securedPairs.push({ threads: t, connections: pass.connections, pass: p, secured: s }) });
+  const againstNginx = (scenario: NginxPairs['scenario'], connections?: number): void => {
+    const ours = find(scenario, 'sluice', connections);
+    const theirs = find(scenario, 'nginx', connections);
+    if (ours && theirs) sets.push({ first: ours, second: theirs, keep: (t, a, b) => nginxPairs.push({ scenario, threads: t, connections: ours.connections, sluice: a, nginx: b }) });
+  };
+  againstNginx('post-10k');
+  if (threads === 2) againstNginx('get', 100);
+  return sets;
+}
+const PAIR_LOADS = THREADS.reduce((n, t) => n + pairSets(t).length * PAIRS * 2, 0);
+const progress = new Progress((TOTAL_LOADS * ROUNDS) + PAIR_LOADS, DURATION + WARMUP);
 
 /**
  * The HTTPS rounds last at least 8 s: each wrk run opens its 100 TLS connections anew, and in a 4 s round
@@ -234,32 +261,32 @@ async function runThreads(threads: number, direct: Peer): Promise<void> {
       for (const [i, load] of loadsPerThreadCount.entries()) rounds[i]!.push(await measureRound(load, threads, peers.get(load.proxy)!, callOf(load, peers, sluice), round));
     }
     for (const r of rounds) measurements.push(medianRound(r));
-    if (PAIR_LOADS) securedPairs.push(await measurePairs(threads, PAIR_LOADS, peers, sluice));
+    for (const set of pairSets(threads)) set.keep(threads, ...await measurePairs(threads, set, peers, sluice));
   } finally {
     for (const [id, p] of peers) if (id !== 'direct') await p.stop();
   }
 }
 
 /**
- * Sluice's pass-through and secured loads back to back, PAIRS times, the order alternating (pass-through
- * first, then secured first...): the secured target's ratio from loads seconds apart (lib/results.ts
- * SecuredPairs). A pair with errors or non-2xx answers on either side is left out, and said.
+ * A pair set's two loads back to back, PAIRS times, the order alternating (the first load first, then the
+ * second first...): a target's ratio from loads seconds apart (lib/results.ts SecuredPairs, NginxPairs).
+ * A pair with errors or non-2xx answers on either side is left out, and said. Requests/s of the kept
+ * pairs, the first load's and the second's.
  */
-async function measurePairs(threads: number, [passLoad, securedLoad]: [Load, Load], peers: Map<ProxyId, Peer>, sluice: SluicePeer): Promise<SecuredPairs> {
-  const peer = peers.get('sluice')!;
-  const pass: number[] = [];
-  const secured: number[] = [];
+async function measurePairs(threads: number, { first, second }: PairSet, peers: Map<ProxyId, Peer>, sluice: SluicePeer): Promise<[number[], number[]]> {
+  const a: number[] = [];
+  const b: number[] = [];
   for (let i = 1; i <= PAIRS; i++) {
-    const order = i % 2 === 1 ? [passLoad, securedLoad] : [securedLoad, passLoad];
+    const order = i % 2 === 1 ? [first, second] : [second, first];
     const got = new Map<Load, Round>();
-    for (const load of order) got.set(load, await measureRound(load, threads, peer, callOf(load, peers, sluice), i, true));
-    const p = got.get(passLoad)!;
-    const s = got.get(securedLoad)!;
-    if (!clean(p) || !clean(s)) { process.stdout.write(`  pair ${i} left out: a side saw errors or non-2xx answers\n`); continue; }
-    pass.push(p.result.requestsPerSec);
-    secured.push(s.result.requestsPerSec);
+    for (const load of order) got.set(load, await measureRound(load, threads, peers.get(load.proxy)!, callOf(load, peers, sluice), i, true));
+    const x = got.get(first)!;
+    const y = got.get(second)!;
+    if (!clean(x) || !clean(y)) { process.stdout.write(`  pair ${i} left out: a side saw errors or non-2xx answers\n`); continue; }
+    a.push(x.result.requestsPerSec);
+    b.push(y.result.requestsPerSec);
   }
-  return { threads, connections: passLoad.connections, pass, secured };
+  return [a, b];
 }
 
 function commandLine(): string {
@@ -284,7 +311,7 @@ async function main(): Promise<void> {
   checkKnobs();
   ensurePrograms(['nginx', 'haproxy', 'wrk', ...(USES_H2LOAD ? ['h2load'] : [])]);
   const started = machine();
-  process.stdout.write(`Sluice benchmark: ${TOTAL_LOADS} loads, each in ${ROUNDS} round(s) of ${DURATION} s after ${WARMUP} s of warm-up (the median round counts)${PAIR_LOADS ? `, then ${PAIRS} back-to-back pairs of Sluice pass-through and secured` : ''}; threads ${THREADS.join(',')}; GET connections ${CONNECTIONS.join(',')}, others ${REF} (1 MiB: ${BIG_CONNECTIONS}); Sluice's access log ${ACCESS_LOG ? 'on' : 'off'}\n`);
+  process.stdout.write(`Sluice benchmark: ${TOTAL_LOADS} loads, each in ${ROUNDS} round(s) of ${DURATION} s after ${WARMUP} s of warm-up (the median round counts)${PAIR_LOADS ? `, then ${PAIRS} back-to-back pairs of each target decided by pairs (Sluice pass-through and secured, Sluice and nginx)` : ''}; threads ${THREADS.join(',')}; GET connections ${CONNECTIONS.join(',')}, others ${REF} (1 MiB: ${BIG_CONNECTIONS}); Sluice's access log ${ACCESS_LOG ? 'on' : 'off'}\n`);
   const backend = await startNginxBackend(BACKEND);
   await startEchoBackend(ECHO);
   const direct: Peer = { id: 'direct', pids: [backend.pid!], passThrough: `http://127.0.0.1:${BACKEND}`, stop: async () => {} };
@@ -293,6 +320,7 @@ async function main(): Promise<void> {
     version: 2, at: new Date().toISOString(), command: commandLine(), quick: QUICK, rounds: ROUNDS, durationSec: DURATION, warmupSec: WARMUP,
     threads: THREADS, connections: CONNECTIONS, refConnections: REF, accessLog: ACCESS_LOG, machine: started, measurements,
     ...(securedPairs.length ? { securedPairs } : {}),
+    ...(nginxPairs.length ? { nginxPairs } : {}),
   };
   const dir = path.join(PROJECT, 'bench/results');
   fs.mkdirSync(dir, { recursive: true });

@@ -100,8 +100,14 @@ export function rssLine(r: BenchResults): string {
 
 /** The back-to-back pairs, when the run has them. */
 function pairsText(r: BenchResults): string {
-  const n = Math.max(0, ...(r.securedPairs ?? []).map((p) => p.pass.length));
-  return n > 0 ? `, then ${n} back-to-back pairs of Sluice's pass-through and secured loads, the order alternating, whose median ratio is the secured target's figure` : '';
+  const n = Math.max(0, ...(r.securedPairs ?? []).map((p) => p.pass.length), ...(r.nginxPairs ?? []).map((p) => p.sluice.length));
+  if (n === 0) return '';
+  const sets = [
+    ...(r.securedPairs?.length ? ['Sluice\'s pass-through and secured loads'] : []),
+    ...(r.nginxPairs?.some((p) => p.scenario === 'post-10k') ? ['Sluice\'s and nginx\'s POST 10 KB'] : []),
+    ...(r.nginxPairs?.some((p) => p.scenario === 'get') ? ['Sluice\'s and nginx\'s GET at 2 threads'] : []),
+  ];
+  return `, then ${n} back-to-back pairs of ${sets.join(', of ')}, the order alternating, whose median ratio is that target's figure`;
 }
 
 /** What the run was: the command, when, on what. */

@@ -66,9 +66,30 @@ export interface SecuredPairs {
   readonly secured: readonly number[];
 }
 
+/**
+ * Sluice's load and nginx's measured back to back, pair after pair, after the plan's rounds (bench/run.ts),
+ * for the targets that set Sluice beside nginx on a load both serve: POST 10 KB at each thread count, and
+ * the pass-through GET at 2 io threads against 2 workers. In the rounds the two loads ran up to a minute
+ * apart, and a round of either moved by up to 30% with the host (stop 45: Sluice's POST rounds 18 276-24 966).
+ */
+export interface NginxPairs {
+  readonly scenario: 'post-10k' | 'get';
+  readonly threads: number;
+  readonly connections: number;
+  /** Requests/s of each pair's Sluice load, in the order the pairs ran. */
+  readonly sluice: readonly number[];
+  /** Requests/s of each pair's nginx load, in the same order. */
+  readonly nginx: readonly number[];
+}
+
 /** Each pair's secured over pass-through, in the order the pairs ran. */
 export function pairRatios(p: SecuredPairs): number[] {
   return p.pass.map((rps, i) => p.secured[i]! / rps);
+}
+
+/** Each pair's Sluice over nginx, in the order the pairs ran. */
+export function nginxPairRatios(p: NginxPairs): number[] {
+  return p.nginx.map((rps, i) => p.sluice[i]! / rps);
 }
 
 /** The median of numbers (the mean of the middle two of an even count); NaN when there are none. */
@@ -100,6 +121,8 @@ export interface BenchResults {
   readonly measurements: readonly Measurement[];
   /** Sluice's back-to-back pass-through and secured pairs, per thread count (absent before 2026-11-29, or with BENCH_PAIRS=0). */
   readonly securedPairs?: readonly SecuredPairs[];
+  /** Sluice's and nginx's back-to-back pairs, per target and thread count (absent before stop 46, or with BENCH_PAIRS=0). */
+  readonly nginxPairs?: readonly NginxPairs[];
 }
 
 /**

@@ -2,7 +2,7 @@ import t from 'tap';
 import { XMLValidator } from 'fast-xml-parser';
 import { barChart } from '../../bench/lib/chart.js';
 import { replaceSection, START, END } from '../../bench/lib/docs-section.js';
-import { cpuTable, resultsSection, targetLines, targetsTable, throughputTable } from '../../bench/lib/report.js';
+import { cpuTable, resultsSection, runLine, targetLines, targetsTable, throughputTable } from '../../bench/lib/report.js';
 import { resultCharts } from '../../bench/lib/result-charts.js';
 import { medianRound, type BenchResults, type Measurement, type ScenarioId } from '../../bench/lib/results.js';
 import { evaluateTargets, type TargetLine } from '../../bench/lib/targets.js';
@@ -114,6 +114,35 @@ t.test('the secured verdict comes from the back-to-back pairs when the run has t
   const without = line(evaluateTargets(results(plan)), 'secured ≥ 0.95x Sluice pass-through', 1);
   t.equal(without.ratio, 0.9, 'a run without pairs (older results, BENCH_PAIRS=0) keeps the rounds\' ratio');
   t.equal(line(evaluateTargets({ ...results(plan), securedPairs: [{ threads: 1, connections: 100, pass: [], secured: [] }] }), 'secured ≥ 0.95x', 1).ratio, 0.9, 'no pair measured: the rounds');
+});
+
+t.test('the POST 10 KB and 2-thread GET verdicts against nginx come from their back-to-back pairs when the run has them', async (t) => {
+  const plan = [
+    m('post-10k', 'sluice', 1, 100, 20_000), m('post-10k', 'nginx', 1, 100, 25_000),
+    m('get', 'sluice', 2, 100, 45_000), m('get', 'nginx', 2, 100, 50_000), m('get', 'sluice', 2, 1000, 1), m('get', 'nginx', 2, 1000, 1),
+  ];
+  // POST, 1 thread: the rounds say 0.80; the pairs 0.90, 0.84, 0.88: median 0.88.
+  // GET, 2 threads: the rounds say 0.90; the pairs at 100 connections 1.02, 0.98, 1.01, 0.99: median 1.00.
+  const nginxPairs = [
+    { scenario: 'post-10k' as const, threads: 1, connections: 100, sluice: [18_000, 21_000, 22_000], nginx: [20_000, 25_000, 25_000] },
+    { scenario: 'get' as const, threads: 2, connections: 100, sluice: [51_000, 49_000, 50_500, 49_500], nginx: [50_000, 50_000, 50_000, 50_000] },
+    // Pairs at another connection count are not the target's.
+    { scenario: 'get' as const, threads: 2, connections: 1000, sluice: [1], nginx: [1_000_000] },
+  ];
+  const r = { ...results(plan), nginxPairs };
+  const lines = evaluateTargets(r);
+  const post = line(lines, 'POST 10 KB', 1);
+  t.ok(Math.abs(post.ratio! - 0.88) < 1e-9, 'the median pair, not the rounds\' 0.80');
+  t.equal(post.verdict, 'met');
+  t.match(post.detail, /^median of 3 back-to-back pairs 0\.880 \(pairs 0\.84-0\.90\); the rounds: Sluice 20 000 \/ nginx 25 000 requests\/s = 0\.80x$/);
+  const get = line(lines, '2 io threads', 2);
+  t.ok(Math.abs(get.ratio! - 1.0) < 1e-9, 'the mean of the middle two of four pairs');
+  t.equal(get.verdict, 'met', 'the threshold itself is met');
+  t.match(get.detail, /^median of 4 back-to-back pairs 1\.000 \(pairs 0\.98-1\.02\); the rounds: Sluice 45 000 \/ nginx 50 000 requests\/s = 0\.90x$/);
+  t.equal(line(evaluateTargets(results(plan)), 'POST 10 KB', 1).ratio, 0.8, 'a run without pairs keeps the rounds\' ratio');
+  t.equal(line(lines, 'POST 10 KB', 2).verdict, 'n/a', 'no pairs and no rounds at 2 threads: nothing is made up');
+  t.match(runLine(r), /then 4 back-to-back pairs of Sluice's and nginx's POST 10 KB, of Sluice's and nginx's GET at 2 threads, the order alternating/);
+  t.notMatch(runLine(results(plan)), /pairs/, 'a run without pairs says none');
 });
 
 t.test('the HTTPS verdict is the warm load\'s, measured after a warm-up as the reference run is; the load with its handshakes is said beside it', async (t) => {
