@@ -62,8 +62,9 @@ export function plainBodyLength(headers: readonly string[]): number {
   let length = -1;
   for (let i = 0; i < headers.length; i += 2) {
     const n = headers[i]!;
-    if (n.length === 14 && n.toLowerCase() === 'content-length') length = Number(headers[i + 1]);
-    else if (n.length === 17 && n.toLowerCase() === 'transfer-encoding') return -1;
+    // The usual spelling first: a compare of 14 bytes, where lower-casing makes a new string every response.
+    if (n.length === 14 && (n === 'Content-Length' || n.toLowerCase() === 'content-length')) length = Number(headers[i + 1]);
+    else if (n.length === 17 && (n === 'Transfer-Encoding' || n.toLowerCase() === 'transfer-encoding')) return -1;
   }
   return length;
 }
