@@ -167,8 +167,9 @@ const loadsPerThreadCount = plan();
 const TOTAL_LOADS = loadsPerThreadCount.length * THREADS.length;
 
 /**
- * Two loads measured back to back, PAIRS times, for one target: `first` is Sluice's load, and goes first in
- * the odd pairs; `keep` records the pairs' requests/s in the results.
+ * Two loads measured back to back, PAIRS times, for one target: `first` goes first in the odd pairs (Sluice's
+ * pass-through against its secured load, Sluice's load against nginx's); `keep` records the pairs'
+ * requests/s in the results.
  */
 interface PairSet { readonly first: Load; readonly second: Load; readonly keep: (threads: number, first: number[], second: number[]) => void }
 
