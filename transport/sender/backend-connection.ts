@@ -9,6 +9,7 @@ import {
 } from './http-parser.js';
 import type { Exchange, ExchangeWire } from './exchange.js';
 import type { HostPoolOptions } from './pool-options.js';
+import { unreportedParseError } from './unreported-parse-error.js';
 import { socketOut } from '../direct-write.js';
 import { RequestWriter } from './request-writer.js';
 import { viewsOf, type ReadViews } from '../read-views.js';
@@ -226,11 +227,14 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
     }
     const fromStart = at === 0 && this.parserAtStart;
     this.parseHeads = 0;
-    const r = this.parser.execute(at === 0 ? data : this.slice(data, at, data.length));
+    const input = at === 0 ? data : this.slice(data, at, data.length);
+    const r = this.parser.execute(input);
     // r: the bytes up to the end of the head when the parser stopped there (STOP_AT_HEAD). Node resumes it
     // after such a stop, so it reads the next response from its start (test/transport/response-framing).
     this.parserAtStart = typeof r === 'number' && this.bodyLeft > 0;
-    if (typeof r !== 'number' || this.bodyLeft < 0) return r;
+    if (typeof r !== 'number') return r;
+    // Fewer bytes taken with no stop at a head: a parse error Node did not report after an earlier stop.
+    if (this.bodyLeft < 0) return r === input.length || this.closed ? r : unreportedParseError(HTTPParser.RESPONSE, this.pool.options.maxHeaderSize, input, r);
     // One whole head from the read's first byte, and its body ends the read: kept (kept-response.ts).
     if (fromStart && this.parseHeads === 1 && this.firstHeadWhole && r + this.bodyLeft === data.length) {
       keptResponse.keep(data, data.length, r, this.firstStatus, this.firstStatusText, this.firstFields, this.keepAlive);
@@ -297,13 +301,19 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
       all = this.headerParts;
       this.headerParts = null;
     }
-    if (status >= 100 && status < 200 && status !== 101) {
+    if (status === 101) {
+      // No request here asks to switch (Upgrade is dropped: header-rules.ts; WebSocket APIs have their own relay).
+      // Refused (RFC 9110 §7.8), never passed on: the client would talk past the gateway (h2c smuggling).
+      this.fail(TransportErrorCode.NHTTP_PROTOCOL_VIOLATION, 'invalid response from the backend: a 101 Switching Protocols no request asked for');
+      return 0;
+    }
+    if (status >= 100 && status < 200) {
       // 100 Continue and friends: the real response follows on the same connection.
       this.informational = true;
       return 0;
     }
     this.keepAlive = keepAlive;
-    const length = this.skipBody || status === 204 || status === 304 || status === 101 ? -1 : plainBodyLength(all);
+    const length = this.skipBody || status === 204 || status === 304 ? -1 : plainBodyLength(all);
     const ex = this.exchange;
     if (ex) ex.onResponseHead(status, statusText, all, keepAlive, length);
     if (this.skipBody) return SKIP_BODY;

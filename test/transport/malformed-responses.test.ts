@@ -1,0 +1,98 @@
+import t from 'tap';
+import fs from 'node:fs';
+import type net from 'node:net';
+import { startSluice } from '../helpers/sluice.js';
+import { apiToml, API_DIR } from '../helpers/home.js';
+import { faultOf, rawBackend, request } from '../helpers/backends.js';
+
+// Backend responses that break HTTP/1.1's syntax or framing (test/fixtures/attacks/malformed-responses.json),
+// through a real gateway to a raw backend that answers each request as its path says. Every case is met in
+// three places, because the sender's parser is in another state in each: as the first response on a backend
+// connection, after a Content-Length response on the same kept connection (its head stopped the parser:
+// STOP_AT_HEAD), and after a chunked one.
+
+interface Case { id: string; response: string; expect: 'whole' | 'refused' | 'cut'; delivers?: string; control: boolean; source: string }
+const corpus = JSON.parse(fs.readFileSync(new URL('../fixtures/attacks/malformed-responses.json', import.meta.url), 'utf8')) as { sources: Record<string, string>; cases: Case[] };
+const byId = new Map(corpus.cases.map((c) => [c.id, c]));
+
+/**
+ * The responses before a case, each with a field of its own: a response that repeated the one before byte for
+ * byte would be replayed without the parser (kept-response.ts), and leave it in the state the case is not about.
+ */
+let primes = 0;
+const PRIMES: Record<string, () => string> = {
+  'prime-cl': () => `HTTP/1.1 200 OK\r\nX-Prime: ${++primes}\r\nContent-Length: 5\r\n\r\nprime`,
+  'prime-chunked': () => `HTTP/1.1 200 OK\r\nX-Prime: ${++primes}\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nprime\r\n0\r\n\r\n`,
+};
+const PLACES = ['first', 'after-cl', 'after-chunked'] as const;
+
+/** What the backend answered: a case, where it was asked for, and the request its connection answered before it. */
+interface Answered { path: string; before: string | null }
+
+/**
+ * Answers each request head by its path: `/prime-cl` and `/prime-chunked` with a good response, `/<place>/<id>`
+ * with the case's bytes. A `/first/...` request that comes on a connection which answered before is not
+ * answered: the backend ends that connection, and the gateway sends the request again on a new one (a
+ * retryable request on a kept connection the backend closed), where it is the first.
+ */
+function answerByPath(answered: Answered[]) {
+  return (s: net.Socket): void => {
+    let buf = '';
+    let before: string | null = null;
+    s.on('data', (d: Buffer) => {
+      buf += d.toString('latin1');
+      for (let end = buf.indexOf('\r\n\r\n'); end >= 0; end = buf.indexOf('\r\n\r\n')) {
+        const path = buf.slice(0, buf.indexOf(' HTTP/')).split(' ')[1] ?? '';
+        buf = buf.slice(end + 4);
+        const [place, id] = path.slice(1).split('/');
+        const prime = PRIMES[place ?? ''];
+        const c = byId.get(id ?? '');
+        if (prime !== undefined) s.write(prime());
+        else if (place === 'first' && before !== null) { s.end(); return; }
+        else if (c) { answered.push({ path, before }); s.write(c.response, 'latin1'); }
+        else s.write('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n');
+        before = path;
+      }
+    });
+  };
+}
+
+t.test('the corpus names a source for every case and holds at least a third of controls', async (t) => {
+  for (const c of corpus.cases) {
+    for (const s of c.source.split('; ')) t.ok(corpus.sources[s], `${c.id}: source ${s} is described`);
+    t.equal(c.expect === 'whole', c.control, `${c.id}: only controls are whole`);
+    if (!c.control) t.match(c.response, /leak/, `${c.id}: its bytes are marked`);
+  }
+  t.ok(corpus.cases.filter((c) => c.control).length * 3 >= corpus.cases.length, 'a third or more are controls');
+});
+
+t.test('a malformed backend response is refused with the fault wherever it comes on a connection; a legal one passes whole', async (t) => {
+  const answered: Answered[] = [];
+  const be = await rawBackend(t, answerByPath(answered));
+  const s = await startSluice(t, {}, { [`${API_DIR}/mal.toml`]: apiToml({ name: 'Mal', context: '/mal', production: be.url }) });
+  const call = (path: string) => request(s.url(`/mal/1.0.0/${path}`), { timeoutMs: 5000 });
+  for (const c of corpus.cases) {
+    for (const place of PLACES) {
+      const what = `${c.control ? 'control' : 'attack'} ${c.id}, ${place}`;
+      if (place !== 'first') {
+        const primed = await call(place === 'after-cl' ? 'prime-cl' : 'prime-chunked');
+        t.equal(primed.text, 'prime', `${what}: the response before it`);
+      }
+      const r = await call(`${place}/${c.id}`);
+      const got = { status: r.status, error: r.error, aborted: r.aborted, text: r.text.slice(0, 300) };
+      if (c.expect === 'whole') {
+        t.same({ status: r.status, text: r.text, aborted: r.aborted }, { status: 200, text: c.delivers, aborted: false }, `${what}: passes whole`, { got });
+      } else if (c.expect === 'refused') {
+        t.equal(r.status, 502, `${what}: refused`, { got });
+        t.equal(faultOf(r)?.code, 101509, `${what}: with the fault, at once (not the socket timeout's)`, { got });
+      } else {
+        t.ok(r.status === 502 ? faultOf(r)?.code === 101509 : r.aborted, `${what}: refused, or cut after its head`, { got });
+      }
+      t.notMatch(r.text, /leak/, `${what}: none of its bytes past the break reach the client`);
+      const last = answered.at(-1);
+      t.same(last, { path: `/${place}/${c.id}`, before: place === 'first' ? null : `/prime-${place.slice(6)}` }, `${what}: answered where the case says`);
+    }
+  }
+  const after = await call('prime-cl');
+  t.equal(after.text, 'prime', 'the gateway serves the next call');
+});
