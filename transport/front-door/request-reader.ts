@@ -8,6 +8,7 @@ import { ReadHead, type KeptRead } from './kept-read.js';
 import type { ClientExchange } from './client-exchange.js';
 import { turnNow } from '../event-turn.js';
 import { Reading } from './connection-state.js';
+import { unreportedParseError } from '../sender/unreported-parse-error.js';
 
 /**
  * The reading half of a client connection (client-connection.ts): Node's llhttp and the door's reading
@@ -37,10 +38,12 @@ export abstract class RequestReader {
   protected bodyLeft = 0;
   protected headStartedAt: number;
 
+  /** The limit llhttp applies: it counts the request line too, and the target's own limit is checked after. */
+  private get maxHeadBytes(): number { return this.cfg.maxTargetBytes + this.cfg.maxHeaderBytes; }
+
   constructor(protected readonly cfg: DoorConfig, protected readonly kept: KeptRead) {
     const p = this.parser;
-    // The limit llhttp applies counts the request line too: the target's own limit is checked after.
-    p.initialize(HTTPParser.REQUEST, {}, cfg.maxTargetBytes + cfg.maxHeaderBytes, 0);
+    p.initialize(HTTPParser.REQUEST, {}, this.maxHeadBytes, 0);
     // Only the connection's first message-begin calls back: it sets the parser's own clock of the current
     // message, which `inHead` reads from then on (llhttp leaves it unset before). A callback per message
     // costs a crossing from C++ into JavaScript on every call (docs/performance.md).
@@ -75,12 +78,20 @@ export abstract class RequestReader {
     h.begin();
     let at = this.bodyLeft > 0 ? this.readBody(chunk, 0, n) : 0;
     while (at < n && !this.closed && this.reading !== Reading.STOPPED) {
-      const r = this.parser.execute(at === 0 ? chunk : chunk.subarray(at, n));
+      const input = at === 0 ? chunk : chunk.subarray(at, n);
+      const r = this.parser.execute(input);
       if (r instanceof Error) { this.onParseError(r); return false; }
       at += r;
       this.upgradeEnd = at;
+      if (at === n) break;
+      if (this.bodyLeft === 0) {
+        // Stopped short with no body to read: a refused or upgraded head stopped llhttp, or llhttp found an
+        // error Node's binding did not report after an earlier stop (unreported-parse-error.ts).
+        if (this.closed || (this.reading as Reading) === Reading.STOPPED || !this.reusable) break;
+        this.onParseError(unreportedParseError(HTTPParser.REQUEST, this.maxHeadBytes, input, r));
+        return false;
+      }
       // Stopped at a head whose body is read past llhttp; the bytes after that body go to llhttp again.
-      if (this.bodyLeft === 0 || at === n) break;
       at = this.readBody(chunk, at, n);
     }
     // Ended between messages: the whole read was taken, the door reads on, and no next message began.
