@@ -4,6 +4,7 @@ import { BodyFraming } from '../../transport/front-door/client-exchange.js';
 import { buildBackendHead, responseHeaderLines } from '../../transport/header-rules.js';
 import { ProtocolState, stateName } from '../../transport/protocol-state.js';
 import { BodyMode, type SenderHandler } from '../../transport/sender/sender-handler.js';
+import { isIdempotent } from '../../transport/sender/idempotent-methods.js';
 import { BackendTransportError, TransportErrorCode } from '../../transport/transport-errors.js';
 import { CallStage } from '../kernel/call.js';
 import { reasonPhrase } from '../kernel/fault.js';
@@ -53,7 +54,7 @@ export class BackendSide extends AnsweringCall implements SenderHandler {
       head,
       bodyMode,
       isHead: this.method === 'HEAD',
-      retryable: bodyMode === BodyMode.NONE,
+      retryable: bodyMode === BodyMode.NONE && isIdempotent(this.method),
     }, this);
     if (ex.isFinished) return;
     this.exchange = ex;

@@ -49,8 +49,8 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
   private readonly parser: LlhttpParser;
   exchange: Exchange | null = null;
   connected = false;
-  /** Carried at least one exchange before the current one: a failure before any reply may be a stale close. */
-  reused = false;
+  /** Carried an exchange before this one, and none of this one's reply came: a close now may be a stale one. */
+  private staleIfClosed = false;
   private closed = false;
   private keepAlive = false;
   private skipBody = false;
@@ -197,6 +197,7 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
       this.destroy();
       return false;
     }
+    this.staleIfClosed = false; // the backend began its reply: it took the request
     // Reads into the shared buffer are cut through its views (read-views.ts); TLS over a tunnel hands over
     // buffers of its own, whole.
     const shared = n !== buf.length;
@@ -354,7 +355,7 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
     const ex = this.exchange;
     this.exchange = null;
     if (ex) ex.detach();
-    this.reused = true;
+    this.staleIfClosed = true;
     if (this.keepAlive && !earlyReply && this.pool.options.keepAlive && !this.closed) {
       // The owner may have stopped reading in the very read that ended the response. A pooled connection
       // reads: the next response, or the backend closing it (test/transport/pooled-connection-reading).
@@ -414,7 +415,7 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
     if (ex) {
       this.destroy();
       ex.detach();
-      ex.onFailure(base, reason, this.reused);
+      ex.onFailure(base, reason, this.staleIfClosed);
       return;
     }
     if (!this.connected && !this.closed) this.pool.onConnectFailed(this, new BackendTransportError(base, ProtocolState.REQUEST_READY, reason));

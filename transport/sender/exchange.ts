@@ -173,13 +173,13 @@ export class Exchange {
   }
 
   /**
-   * The connection failed. On a reused connection that closed before any reply, a request without a
-   * body is sent once more on a fresh connection: the backend closed an idle keep-alive connection just
-   * as we picked it.
+   * The connection failed. On a reused connection that closed before any byte of the reply, a retryable
+   * request (idempotent, without a body: idempotent-methods.ts) is sent once more on a fresh connection: the
+   * backend closed an idle keep-alive connection just as we picked it.
    */
-  onFailure(base: TransportErrorCode, reason: string, connectionWasReused: boolean): void {
+  onFailure(base: TransportErrorCode, reason: string, staleIfClosed: boolean): void {
     if (this.isFinished) return;
-    if (connectionWasReused && !isResponding(this.current) && !this.retried && this.req.retryable
+    if (staleIfClosed && !isResponding(this.current) && !this.retried && this.req.retryable
         && (base === TransportErrorCode.CONNECTION_CLOSED || base === TransportErrorCode.SENDER_IO_ERROR_SENDING)) {
       this.retried = true;
       this.moveTo(ProtocolState.REQUEST_READY);

@@ -42,6 +42,6 @@ export interface OutboundRequest {
   readonly bodyMode: BodyMode;
   /** The response to a HEAD request has no body whatever its headers say. */
   readonly isHead: boolean;
-  /** Safe to send again on a fresh connection when a reused one turns out dead before any reply. */
+  /** Idempotent and without a body: safe to send again on a fresh connection when a reused one closes before any reply. */
   readonly retryable: boolean;
 }
