@@ -60,7 +60,7 @@ export const TransportError = bases({
   },
   NHTTP_PROTOCOL_VIOLATION: {
     code: 101506, status: 502, addsState: true, message: 'HTTP non-blocking protocol violation', what: 'Backend protocol violation',
-    when: 'the backend\'s reply is not valid HTTP (llhttp refused it)', statesSeen: 'REQUEST_DONE (101509)',
+    when: 'the backend\'s reply is not valid HTTP (llhttp refused it), or is a 101 no request asked for or a status under 100', statesSeen: 'REQUEST_DONE (101509)',
   },
   CONNECTION_CANCELED: {
     code: 101507, status: 502, addsState: true, message: 'Connection canceled', what: 'Connection canceled',

@@ -29,7 +29,7 @@ const BASES: readonly string[] = [
 
 const INTERESTING = ['\r', '\n', '\r\n', ' ', '\t', '\0', ':', ',', ';', '0', 'f', '-', '\u0080', '\u00ff',
   '\r\nTransfer-Encoding: chunked', '\r\nContent-Length: 0', '\r\nContent-Length: 10', '\r\nContent-Length: 3',
-  '\r\nConnection: close', '\r\nUpgrade: h2c', ' chunked', 'Chunked', 'HTTP/1.1', '101', '304', '\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nleak'];
+  '\r\nConnection: close', '\r\nUpgrade: h2c', ' chunked', 'Chunked', 'HTTP/1.1', '101', '304', '000', '099', '\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nleak'];
 
 function mutate(src: string, rnd: () => number): string {
   let s = src;
@@ -53,9 +53,11 @@ function oracle(bytes: Buffer, eof: boolean): Oracle {
   const p = new HTTPParser();
   p.initialize(HTTPParser.RESPONSE, {}, 16384, 0);
   let status = 0;
+  let low = -1;
   let body = '';
   let whole = false;
   p[kOnHeadersComplete] = (_ma: number, _mi: number, _h: unknown, _m: unknown, _u: unknown, st: number) => {
+    if (status === 0 && st < 100) low = st;
     if (status === 0 && (st >= 200 || st === 101)) status = st;
     return 0;
   };
@@ -65,6 +67,8 @@ function oracle(bytes: Buffer, eof: boolean): Oracle {
   const end = !whole && r === bytes.length && eof ? p.finish() : undefined;
   p.close();
   if (status === 101) return { kind: 'switch', status, body: '' };
+  // Three digits under 100 are no status (RFC 9110 §15): the sender refuses what llhttp reads.
+  if (low >= 0) return { kind: 'refused', status: low, body: '' };
   if (whole) return { kind: 'whole', status, body };
   if (r instanceof Error || end instanceof Error) return { kind: 'refused', status, body };
   return { kind: 'unended', status, body };

@@ -302,13 +302,14 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
       all = this.headerParts;
       this.headerParts = null;
     }
-    if (status === 101) {
-      // No request here asks to switch (Upgrade is dropped: header-rules.ts; WebSocket APIs have their own relay).
-      // Refused (RFC 9110 §7.8), never passed on: the client would talk past the gateway (h2c smuggling).
-      this.fail(TransportErrorCode.NHTTP_PROTOCOL_VIOLATION, 'invalid response from the backend: a 101 Switching Protocols no request asked for');
+    if (status === 101 || status < 100) {
+      // No request here asks to switch (Upgrade is dropped: header-rules.ts; WebSocket APIs have their own relay):
+      // a 101 is refused (RFC 9110 §7.8) lest the client talk past the gateway (h2c smuggling). Under 100 is no
+      // status (RFC 9110 §15), and would reach the client as a status line of fewer than three digits.
+      this.fail(TransportErrorCode.NHTTP_PROTOCOL_VIOLATION, `invalid response from the backend: ${status === 101 ? 'a 101 Switching Protocols no request asked for' : `status ${status}`}`);
       return 0;
     }
-    if (status >= 100 && status < 200) {
+    if (status < 200) {
       // 100 Continue and friends: the real response follows on the same connection.
       this.informational = true;
       return 0;
