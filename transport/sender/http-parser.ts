@@ -34,8 +34,12 @@ interface LlhttpParserClass {
 
 const require = createRequire(import.meta.url);
 export const HTTPParser = (require('_http_common') as { HTTPParser: LlhttpParserClass }).HTTPParser;
-/** llhttp's method names by the number its callbacks give. */
-export const METHODS = (require('_http_common') as { methods: readonly string[] }).methods;
+/**
+ * llhttp's method names by the number its callbacks give, internalized (a property key is): Node makes them
+ * as plain strings, so each compare with a literal (`method === 'HEAD'`, idempotent-methods.ts) compared
+ * their bytes (V8's StringEqual) where an internalized pair compares by pointer.
+ */
+export const METHODS: readonly string[] = (require('_http_common') as { methods: readonly string[] }).methods.map((m) => Object.keys({ [m]: 0 })[0]!);
 
 export const kOnMessageBegin = HTTPParser.kOnMessageBegin | 0;
 export const kOnHeaders = HTTPParser.kOnHeaders | 0;
