@@ -68,16 +68,17 @@ export function onRequestHead(s: net.Socket, then: (head: string, rest: Buffer) 
 
 /**
  * Calls `each` for every request head a raw socket reads (requests without bodies, one after another on a
- * keep-alive connection), with the head's index on the connection.
+ * keep-alive connection), with the head's index on the connection and its request line's method and target.
  */
-export function onEachRequestHead(s: net.Socket, each: (index: number) => void): void {
+export function onEachRequestHead(s: net.Socket, each: (index: number, method: string, target: string) => void): void {
   let buf = '';
   let index = 0;
   s.on('data', (d: Buffer) => {
     buf += d.toString('latin1');
     for (let end = buf.indexOf('\r\n\r\n'); end >= 0; end = buf.indexOf('\r\n\r\n')) {
+      const [method = '', target = ''] = buf.slice(0, buf.indexOf(' HTTP/')).split(' ');
       buf = buf.slice(end + 4);
-      each(index++);
+      each(index++, method, target);
     }
   });
 }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type net from 'node:net';
 import { startSluice } from '../helpers/sluice.js';
 import { apiToml, API_DIR } from '../helpers/home.js';
-import { faultOf, rawBackend, request } from '../helpers/backends.js';
+import { faultOf, onEachRequestHead, rawBackend, request } from '../helpers/backends.js';
 
 // Backend responses that break HTTP/1.1's syntax or framing (test/fixtures/attacks/malformed-responses.json),
 // through a real gateway to a raw backend that answers each request as its path says. Every case is met in
@@ -37,22 +37,16 @@ interface Answered { path: string; before: string | null }
  */
 function answerByPath(answered: Answered[]) {
   return (s: net.Socket): void => {
-    let buf = '';
     let before: string | null = null;
-    s.on('data', (d: Buffer) => {
-      buf += d.toString('latin1');
-      for (let end = buf.indexOf('\r\n\r\n'); end >= 0; end = buf.indexOf('\r\n\r\n')) {
-        const path = buf.slice(0, buf.indexOf(' HTTP/')).split(' ')[1] ?? '';
-        buf = buf.slice(end + 4);
-        const [place, id] = path.slice(1).split('/');
-        const prime = PRIMES[place ?? ''];
-        const c = byId.get(id ?? '');
-        if (prime !== undefined) s.write(prime());
-        else if (place === 'first' && before !== null) { s.end(); return; }
-        else if (c) { answered.push({ path, before }); s.write(c.response, 'latin1'); }
-        else s.write('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n');
-        before = path;
-      }
+    onEachRequestHead(s, (_index, _method, path) => {
+      const [place, id] = path.slice(1).split('/');
+      const prime = PRIMES[place ?? ''];
+      const c = byId.get(id ?? '');
+      if (prime !== undefined) s.write(prime());
+      else if (place === 'first' && before !== null) s.end();
+      else if (c) { answered.push({ path, before }); s.write(c.response, 'latin1'); }
+      else s.write('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n');
+      before = path;
     });
   };
 }

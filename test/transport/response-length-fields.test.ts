@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type net from 'node:net';
 import { startSluice } from '../helpers/sluice.js';
 import { apiToml, API_DIR } from '../helpers/home.js';
-import { faultOf, rawBackend, request } from '../helpers/backends.js';
+import { faultOf, onEachRequestHead, rawBackend, request } from '../helpers/backends.js';
 
 // A backend's framing fields in every spelling of their names (test/fixtures/attacks/response-length-fields.json):
 // the gateway frames each response as the usual spelling does, through a real gateway and a raw backend that
@@ -21,17 +21,11 @@ const byId = new Map(corpus.cases.map((c) => [c.id, c]));
 let answers = 0;
 function answerCases(seen: string[]) {
   return (s: net.Socket): void => {
-    let buf = '';
-    s.on('data', (d: Buffer) => {
-      buf += d.toString('latin1');
-      for (let end = buf.indexOf('\r\n\r\n'); end >= 0; end = buf.indexOf('\r\n\r\n')) {
-        const path = buf.slice(0, buf.indexOf(' HTTP/')).split(' ')[1] ?? '';
-        buf = buf.slice(end + 4);
-        seen.push(path);
-        const c = byId.get(path.slice(1));
-        if (!c) { s.write('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n'); continue; }
-        s.write(`HTTP/1.1 200 OK\r\nX-Answer: ${++answers}\r\n${c.fields}\r\n\r\n${c.body}`);
-      }
+    onEachRequestHead(s, (_index, _method, path) => {
+      seen.push(path);
+      const c = byId.get(path.slice(1));
+      if (!c) s.write('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n');
+      else s.write(`HTTP/1.1 200 OK\r\nX-Answer: ${++answers}\r\n${c.fields}\r\n\r\n${c.body}`);
     });
   };
 }
