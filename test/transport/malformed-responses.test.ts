@@ -2,7 +2,7 @@ import t from 'tap';
 import fs from 'node:fs';
 import type net from 'node:net';
 import { startSluice } from '../helpers/sluice.js';
-import { apiToml, API_DIR } from '../helpers/home.js';
+import { apiToml, API_DIR, eventually } from '../helpers/home.js';
 import { faultOf, onEachRequestHead, rawBackend, request } from '../helpers/backends.js';
 
 // Backend responses that break HTTP/1.1's syntax or framing (test/fixtures/attacks/malformed-responses.json),
@@ -89,4 +89,27 @@ t.test('a malformed backend response is refused with the fault wherever it comes
   }
   const after = await call('prime-cl');
   t.equal(after.text, 'prime', 'the gateway serves the next call');
+});
+
+t.test('each refusal is logged with what the backend did, llhttp\'s code found again behind a stopped head', async (t) => {
+  // One backend per kind: a warning is logged once per code and backend in its window (engine/log/repeated-warnings.ts).
+  const second: Record<string, string> = {
+    token: 'HTTP/1.1 200 OK\r\nX Bad: 1\r\nContent-Length: 4\r\n\r\nleak',
+    switch: 'HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\nConnection: Upgrade\r\n\r\n',
+    zero: 'HTTP/1.1 000 Zero\r\nContent-Length: 4\r\n\r\nleak',
+  };
+  const files: Record<string, string> = {};
+  for (const [name, bytes] of Object.entries(second)) {
+    const be = await rawBackend(t, (s) => onEachRequestHead(s, (i) => s.write(i === 0 ? 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst' : bytes, 'latin1')));
+    files[`${API_DIR}/${name}.toml`] = apiToml({ name, context: `/${name}`, production: be.url });
+  }
+  const s = await startSluice(t, {}, files);
+  for (const name of Object.keys(second)) {
+    t.equal((await request(s.url(`/${name}/1.0.0/a`))).text, 'first', `${name}: a Content-Length response first`);
+    t.equal(faultOf(await request(s.url(`/${name}/1.0.0/b`), { timeoutMs: 5000 }))?.code, 101509, `${name}: then refused`);
+  }
+  const reason = (api: string): Promise<unknown> => eventually(() => s.home.logs().find((l) => l['code'] === 101509 && l['api'] === `${api}:1.0.0`)?.['reason'], `${api}'s warning`);
+  t.equal(await reason('token'), 'invalid response from the backend: HPE_INVALID_HEADER_TOKEN');
+  t.equal(await reason('switch'), 'invalid response from the backend: a 101 Switching Protocols no request asked for');
+  t.equal(await reason('zero'), 'invalid response from the backend: status 0');
 });
