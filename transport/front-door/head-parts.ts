@@ -16,6 +16,12 @@ export class HeadParts {
     this.target += url;
   }
 
+  /** The parts so far are dropped: the head is read again from its start (request-reader.ts, parseAfresh). */
+  reset(): void {
+    this.fields = null;
+    this.target = '';
+  }
+
   /** The head is complete with this last part: `joinedFields` and `joinedTarget` are the whole head's. */
   join(headers: string[] | undefined, url: string | undefined): void {
     const parts = this.fields;

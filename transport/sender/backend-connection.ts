@@ -30,17 +30,13 @@ export interface ConnectionPool {
 }
 
 /**
- * One HTTP/1.1 connection to a backend: carries one exchange at a time (no pipelining), parses responses
- * with llhttp, and goes back to its pool's idle list when both the request and the response are complete
- * and both sides allow keep-alive. Where the exchange stands (request written, response begun) is its
- * protocol state, read from the exchange rather than kept here a second time.
+ * One HTTP/1.1 connection to a backend: one exchange at a time (no pipelining), responses parsed by llhttp,
+ * back to its pool's idle list when request and response are complete and both sides keep it alive. Where the
+ * exchange stands is its protocol state, read from the exchange rather than kept here a second time.
  */
 export class BackendConnection implements ExchangeWire, IdleWatched {
   readonly socket: net.Socket;
-  /**
-   * The socket timeout (`http.socket.timeout`): the thread's idle watch (idle-watch.ts) times the
-   * connection out after this long without a read or a write, from the connect on. 0 or less: never.
-   */
+  /** `http.socket.timeout`: the idle watch (idle-watch.ts) times the connection out after this long without a read or a write; 0 or less: never. */
   readonly idleLimitMs: number;
   /** When the connection last read, wrote or drained (ms since the epoch, the turn's clock). */
   private activeAt = 0;
@@ -58,20 +54,15 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
   private headerParts: string[] | null = null;
   private connectTimer: NodeJS.Timeout | null = null;
   /**
-   * Bytes of a Content-Length body still to come, read straight from the socket's read buffer past the
-   * parser; -1 while the parser reads (heads, chunked and close-delimited bodies). llhttp would hand each
-   * body piece over as a fresh copy (a malloc and a memcpy per read, and garbage the size of the body);
-   * counting bytes against a length llhttp validated needs no parsing.
+   * Bytes of a Content-Length body still to come, read from the socket's read buffer past the parser (llhttp
+   * would copy each piece); -1 while the parser reads (heads, chunked and close-delimited bodies).
    */
   private bodyLeft = -1;
   /** Views of the read buffer this connection's reads arrive in (read-views.ts). */
   private views: ReadViews | null = null;
   /** `execute` is reading a view of `views.buffer` from its start (onRead). */
   private viewsOfRead = false;
-  /**
-   * llhttp stands at a response's first byte: since the connect, or since it stopped after a head with a
-   * Content-Length body to come (the body is read past it). A read may be replayed then (kept-response.ts).
-   */
+  /** llhttp stands at a response's first byte: since the connect, or a stop at a head (STOP_AT_HEAD) whose body is read past it. */
   private parserAtStart = true;
   // The heads llhttp completed during the current parse, and the first one's arguments (kept-response.ts).
   private parseHeads = 0;
@@ -221,6 +212,7 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
    * Error when the backend broke the protocol.
    */
   execute(data: Buffer): number | Error {
+    const atStart = this.parserAtStart;
     let at = 0;
     if (this.bodyLeft > 0) {
       at = this.readBody(data, 0);
@@ -234,8 +226,12 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
     // after such a stop, so it reads the next response from its start (test/transport/response-framing).
     this.parserAtStart = typeof r === 'number' && this.bodyLeft > 0;
     if (typeof r !== 'number') return r;
-    // Fewer bytes taken with no stop at a head: a parse error Node did not report after an earlier stop.
-    if (this.bodyLeft < 0) return r === input.length || this.closed ? r : unreportedParseError(HTTPParser.RESPONSE, this.pool.options.maxHeaderSize, input, r);
+    if (this.bodyLeft < 0) {
+      // A response begun here, no head of it complete: after a stop Node's binding may hide llhttp's error, even
+      // at the input's end (unreported-parse-error.ts). A parser made new reads it again, and reports one.
+      if (atStart && this.parseHeads === 0 && !this.closed) return this.parseAfresh(input);
+      return r === input.length || this.closed ? r : unreportedParseError(HTTPParser.RESPONSE, this.pool.options.maxHeaderSize, input, r);
+    }
     // One whole head from the read's first byte, and its body ends the read: kept (kept-response.ts).
     if (fromStart && this.parseHeads === 1 && this.firstHeadWhole && r + this.bodyLeft === data.length) {
       keptResponse.keep(data, data.length, r, this.firstStatus, this.firstStatusText, this.firstFields, this.keepAlive);
@@ -254,6 +250,13 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
     // Not stopped: the exchange left during the head; llhttp would have read the body for nobody.
     if (r !== STOP_AT_HEAD) return data.length;
     return this.readBody(data, k.headLength);
+  }
+
+  /** `input` again, from a response's start, on the parser made new (its upgrade flag gone); no head of it completed. */
+  private parseAfresh(input: Buffer): number | Error {
+    this.parser.initialize(HTTPParser.RESPONSE, {}, this.pool.options.maxHeaderSize, 0);
+    this.headerParts = null;
+    return this.parser.execute(input);
   }
 
   /** `data[start, end)`: from the shared buffer's views while `data` is its read from the start. */
@@ -328,10 +331,7 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
     return STOP_AT_HEAD;
   };
 
-  private readonly onParserBody = (chunk: Buffer): void => {
-    const ex = this.exchange;
-    if (ex) ex.onResponseData(chunk);
-  };
+  private readonly onParserBody = (chunk: Buffer): void => { this.exchange?.onResponseData(chunk); };
 
   private readonly onParserMessageComplete = (): void => {
     if (this.informational) { this.informational = false; return; }
