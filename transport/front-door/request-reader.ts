@@ -87,9 +87,9 @@ export abstract class RequestReader {
       const heads = this.heads;
       this.startAfterStop = false;
       let r = this.parser.execute(input);
-      // A head begun here and not complete after a stop: Node's binding may hide llhttp's error, even at the
-      // input's end (unreported-parse-error.ts). A parser made new reads it again, and reports one.
-      if (afterStop && r === input.length && this.heads === heads && !this.closed) r = this.parseAfresh(input);
+      // A head begun here and not complete after a stop: Node's binding may hide llhttp's error, as a short count
+      // or even at the input's end (unreported-parse-error.ts). A parser made new reads it again, and reports one.
+      if (afterStop && !(r instanceof Error) && this.heads === heads && !this.closed) r = this.parseAfresh(input);
       if (r instanceof Error) { this.onParseError(r); return false; }
       at += r;
       this.upgradeEnd = at;

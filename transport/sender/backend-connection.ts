@@ -218,7 +218,7 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
       at = this.readBody(data, 0);
       if (at === data.length || this.exchange === null) return at;
     }
-    const fromStart = at === 0 && this.parserAtStart;
+    const fromStart = at === 0 && atStart;
     this.parseHeads = 0;
     const input = at === 0 ? data : this.slice(data, at, data.length);
     const r = this.parser.execute(input);
