@@ -110,7 +110,7 @@ t.test('a gateway-worker whose control plane is down starts from its replica aft
   const waited = Date.now() - started;
   t.ok(waited >= 3000, `the first pull was retried (500 ms, then x2, 3 retries) before serving: ${waited} ms`);
   t.equal((await request(`${gw.gw}/kept/1.0.0/x`)).status, 200, 'the replica of the last run is served');
-  t.ok(gw.home.logs().some((l) => /retries used up/.test(String(l['msg']))), 'the log says the retries were used up');
+  t.ok(await eventually(() => gw.home.logs().some((l) => /retries used up/.test(String(l['msg']))), 'the log says the retries were used up', 5000), 'the log says the retries were used up');
   await cp.restart(t);
   t.equal((await admin.post(`${ADMIN}/apis`, apiBody('Fresh', '/fresh', backend.url, { lifecycle_state: 'PUBLISHED' }))).status, 201);
   await eventually(async () => (await request(`${gw.gw}/fresh/1.0.0/x`)).status === 200, 'the worker to catch up once the control plane is back', 25000);

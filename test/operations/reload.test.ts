@@ -67,7 +67,7 @@ t.test('SIGHUP re-reads deployment.toml: live keys apply at once, the others are
   t.ok((reloaded['applied'] as string[]).includes('apim.open_tracer.log_tracer.enable'));
   t.ok((reloaded['applied'] as string[]).includes('sluice.log.level'));
   t.same(reloaded['restartRequired'], ['passthru_http.io_buffer_size'], 'a key that needs a restart is reported');
-  t.ok(home.logs().some((l) => l['level'] === 'warn' && /next restart/.test(String(l['msg']))), 'as a warning');
+  t.ok(await eventually(() => home.logs().some((l) => l['level'] === 'warn' && /next restart/.test(String(l['msg']))), 'as a warning', 5000), 'as a warning');
 
   const after = await get(agent, `${gw}/live/1.0.0/b`);
   t.equal(after.status, 200);

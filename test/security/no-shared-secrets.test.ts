@@ -6,7 +6,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { makeHome } from '../helpers/home.js';
+import { eventually, makeHome } from '../helpers/home.js';
 import { startNodeOn, basic } from '../operations/helpers/node.js';
 import { appToml } from '../helpers/secured.js';
 import { request } from '../fixtures/keymanager-harness.js';
@@ -75,7 +75,7 @@ t.test('a default home has no known administrator password: admin/admin opens no
   t.equal(fs.statSync(file).mode & 0o777, 0o600, 'readable by its owner only');
   const generated = fs.readFileSync(file, 'utf8').trim();
   t.ok(generated.length >= 20, 'a long random password');
-  t.ok(home.logs().some((l) => String(l['msg']).includes(file) && l['level'] === 'warn'), 'the log says where it is (a warning)');
+  t.ok(await eventually(() => home.logs().some((l) => String(l['msg']).includes(file) && l['level'] === 'warn'), 'the warning saying where the password is', 5000), 'the log says where it is (a warning)');
   t.equal((await admin('admin', generated)).status, 200, 'the generated password opens the admin API');
   t.equal((await passwordGrant(generated)).status, 200, 'and the password grant');
 

@@ -60,7 +60,7 @@ t.test('a policy defined in two files: the first file loaded keeps it', async (t
     [`${API_DIR}/hot.toml`]: throttledApi({ name: 'Hot', context: '/hot', backend: be.url, policy: 'Twice' }),
   });
   t.equal((await request(s.url('/hot/1.0.0/1'))).headers['x-ratelimit-limit'], '1');
-  t.ok(s.home.logs().some((l) => /advanced policy Twice is already defined in .*a\.toml/.test(String(l['msg']))));
+  t.ok(await eventually(() => s.home.logs().some((l) => /advanced policy Twice is already defined in .*a\.toml/.test(String(l['msg']))), 'the log line', 5000));
 });
 
 t.test('an API naming a policy that is not deployed gets the most restrictive policy of the level, logged once', async (t) => {

@@ -47,5 +47,5 @@ t.test('enable_unlimited_tier = false: an "Unlimited" subscription gets the most
   for (let i = 0; i < 3; i++) rs.push(await g.call(at));
   t.equal(statuses(rs), '200,200,429', 'Tiny2 applies: 2 per minute is the most restrictive subscription tier');
   t.equal(faultOf(rs[2]!)?.code, 900804);
-  t.ok(g.s.home.logs().some((l) => /"Unlimited" is not deployed \(apim.throttling.enable_unlimited_tier is false\)/.test(String(l['msg']))));
+  t.ok(await eventually(() => g.s.home.logs().some((l) => /"Unlimited" is not deployed \(apim.throttling.enable_unlimited_tier is false\)/.test(String(l['msg']))), 'the log line', 5000));
 });

@@ -39,7 +39,7 @@ t.test('two files defining the same API: the second is refused', async (t) => {
   });
   t.equal(((await request(s.url('/twin/1.0.0/x'))).json as SeenRequest).url, '/one/x');
   t.equal((await request(s.url('/twin2/1.0.0/x'))).status, 404);
-  t.ok(s.home.logs().some((l) => /already defined/.test(String(l['msg']))));
+  t.ok(await eventually(() => s.home.logs().some((l) => /already defined/.test(String(l['msg']))), 'the log line', 5000));
 });
 
 t.test('fault sequences are hot-deployed to the io threads', async (t) => {

@@ -23,7 +23,7 @@ t.test('a full bounded queue drops the message with 503; queued messages run whe
   const third = await request(s.url('/slow/1.0.0/c'));
   t.equal(third.status, 503, 'the third finds the queue full');
   t.equal(faultOf(third)?.code, 503);
-  t.ok(s.home.logs().some((l) => /queue full/.test(String(l['msg']))), 'and the drop is logged');
+  t.ok(await eventually(() => s.home.logs().some((l) => /queue full/.test(String(l['msg']))), 'and the drop is logged', 5000), 'and the drop is logged');
   release();
   await eventually(() => held.length === 1, 'the queued call to get its slot');
   release();

@@ -1,7 +1,7 @@
 import t from 'tap';
 import net from 'node:net';
 import { startSluice } from '../../helpers/sluice.js';
-import { API_DIR, apiToml } from '../../helpers/home.js';
+import { API_DIR, apiToml, eventually } from '../../helpers/home.js';
 import { recordingBackend, rawRequest } from '../../helpers/recording-backend.js';
 import { rawBackend } from '../../helpers/backends.js';
 
@@ -63,7 +63,7 @@ t.test('a client that closes its side while its call waits for the backend is go
   const until = Date.now() + 5000;
   while (!backendClosed && Date.now() < until) await new Promise((res) => setTimeout(res, 50));
   t.ok(backendClosed, 'the backend exchange was released (its connection closed)');
-  t.ok(s.home.logs().some((l) => l['code'] === 101507), 'logged as 101507 (connection canceled)');
+  t.ok(await eventually(() => s.home.logs().some((l) => l['code'] === 101507), 'the 101507 log line', 5000), 'logged as 101507 (connection canceled)');
 });
 
 t.test('a client that half-closes inside a head gets 400, never a silent close', async (t) => {
