@@ -16,7 +16,8 @@ import { viewsOf, type ReadViews } from '../read-views.js';
 import { keptResponse } from './kept-response.js';
 import { idleWatch, type IdleWatched } from './idle-watch.js';
 import { turnNow } from '../event-turn.js';
-import { TunnelReply, TunnelState, connectRequest } from './connect-tunnel.js';
+import { Tunnel, type TunnelOwner } from './connect-tunnel.js';
+import { ReadHeads } from './read-heads.js';
 
 /** What a connection needs of its pool (HostPool). */
 export interface ConnectionPool {
@@ -34,7 +35,7 @@ export interface ConnectionPool {
  * back to its pool's idle list when request and response are complete and both sides keep it alive. Where the
  * exchange stands is its protocol state, read from the exchange rather than kept here a second time.
  */
-export class BackendConnection implements ExchangeWire, IdleWatched {
+export class BackendConnection implements ExchangeWire, IdleWatched, TunnelOwner {
   readonly socket: net.Socket;
   /** `http.socket.timeout`: the idle watch (idle-watch.ts) times the connection out after this long without a read or a write; 0 or less: never. */
   readonly idleLimitMs: number;
@@ -51,7 +52,6 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
   private keepAlive = false;
   private skipBody = false;
   private informational = false;
-  private headerParts: string[] | null = null;
   private connectTimer: NodeJS.Timeout | null = null;
   /**
    * Bytes of a Content-Length body still to come, read from the socket's read buffer past the parser (llhttp
@@ -64,12 +64,8 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
   private viewsOfRead = false;
   /** llhttp stands at a response's first byte: since the connect, or a stop at a head (STOP_AT_HEAD) whose body is read past it. */
   private parserAtStart = true;
-  // The heads llhttp completed during the current parse, and the first one's arguments (kept-response.ts).
-  private parseHeads = 0;
-  private firstHeadWhole = false;
-  private firstStatus = 0;
-  private firstStatusText = '';
-  private firstFields: string[] = [];
+  /** The heads llhttp completed during the current parse (read-heads.ts). */
+  private readonly heads = new ReadHeads();
 
   constructor(readonly pool: ConnectionPool, readBuffer: Buffer) {
     const o = pool.options;
@@ -91,7 +87,8 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
       this.socket.once('secureConnect', this.onConnected);
     } else {
       this.socket = net.connect({ host: target.host, port: target.port, onread, noDelay: true });
-      this.socket.once('connect', o.tls ? this.onTunnelSocket : this.onConnected);
+      if (o.tls) this.tunnel = new Tunnel(this.socket, o, this);
+      this.socket.once('connect', this.tunnel ? this.onTunnelSocket : this.onConnected);
     }
     this.socket.setNoDelay(true);
     // Plain TCP to the backend (no TLS, no tunnel): the request goes straight to the socket's handle.
@@ -114,26 +111,13 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
     this.pool.onConnectionReady(this);
   };
 
-  /** HTTPS through a forward proxy: CONNECT, then TLS over the tunnel (no onread buffer for TLS here). */
-  private readonly onTunnelSocket = (): void => {
-    const o = this.pool.options;
-    this.socket.write(connectRequest(o.host, o.port, o.proxy?.authorization));
-    this.tunnel = new TunnelReply();
-  };
+  /** HTTPS through a forward proxy (connect-tunnel.ts): CONNECT, then TLS over the tunnel (no onread buffer for TLS here). */
+  private tunnel: Tunnel | null = null;
 
-  /** The proxy's reply to CONNECT while it is being read. */
-  private tunnel: TunnelReply | null = null;
-  private tlsOverTunnel: tls.TLSSocket | null = null;
+  private readonly onTunnelSocket = (): void => { this.tunnel!.start(); };
 
-  private readTunnelReply(tunnel: TunnelReply, data: Buffer): void {
-    const state = tunnel.read(data);
-    if (state === TunnelState.READING) return;
-    this.tunnel = null;
-    if (state === TunnelState.REFUSED) { this.fail(TransportErrorCode.CONNECTION_FAILED, tunnel.reason); return; }
-    const o = this.pool.options;
+  onTunnelOpen(secure: tls.TLSSocket): void {
     this.socket.removeListener('drain', this.onSocketDrain);
-    const secure = tls.connect({ ...o.tls!, socket: this.socket });
-    this.tlsOverTunnel = secure;
     this.writer.out = secure;
     secure.on('data', (d: Buffer) => { this.onRead(d.length, d); });
     secure.on('error', this.onSocketError);
@@ -141,8 +125,10 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
     secure.once('secureConnect', this.onConnected);
   }
 
+  onTunnelRefused(reason: string): void { this.fail(TransportErrorCode.CONNECTION_FAILED, reason); }
+
   private get out(): net.Socket {
-    return this.tlsOverTunnel ?? this.socket;
+    return this.tunnel?.secure ?? this.socket;
   }
 
   // ---- exchanges --------------------------------------------------------------------------------------
@@ -181,7 +167,7 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
 
   private readonly onRead = (n: number, buf: Buffer): boolean => {
     this.activeAt = turnNow();
-    if (this.tunnel !== null) { this.readTunnelReply(this.tunnel, Buffer.from(buf.subarray(0, n))); return true; }
+    if (this.tunnel?.replying) { this.tunnel.read(Buffer.from(buf.subarray(0, n))); return true; }
     if (this.closed) return false;
     if (this.exchange === null) {
       // Bytes from a backend with no request outstanding: it is not speaking HTTP correctly.
@@ -219,7 +205,7 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
       if (at === data.length || this.exchange === null) return at;
     }
     const fromStart = at === 0 && atStart;
-    this.parseHeads = 0;
+    this.heads.begin();
     const input = at === 0 ? data : this.slice(data, at, data.length);
     const r = this.parser.execute(input);
     // r: the bytes up to the end of the head when the parser stopped there (STOP_AT_HEAD). Node resumes it
@@ -229,12 +215,13 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
     if (this.bodyLeft < 0) {
       // A response begun here, no head of it complete: after a stop Node's binding may hide llhttp's error, even
       // at the input's end (unreported-parse-error.ts). A parser made new reads it again, and reports one.
-      if (atStart && this.parseHeads === 0 && !this.closed) return this.parseAfresh(input);
+      if (atStart && this.heads.count === 0 && !this.closed) return this.parseAfresh(input);
       return r === input.length || this.closed ? r : unreportedParseError(HTTPParser.RESPONSE, this.pool.options.maxHeaderSize, input, r);
     }
     // One whole head from the read's first byte, and its body ends the read: kept (kept-response.ts).
-    if (fromStart && this.parseHeads === 1 && this.firstHeadWhole && r + this.bodyLeft === data.length) {
-      keptResponse.keep(data, data.length, r, this.firstStatus, this.firstStatusText, this.firstFields, this.keepAlive);
+    const h = this.heads;
+    if (fromStart && h.count === 1 && h.firstWhole && r + this.bodyLeft === data.length) {
+      keptResponse.keep(data, data.length, r, h.firstStatus, h.firstStatusText, h.firstFields, this.keepAlive);
     }
     at += r;
     return at < data.length && this.exchange !== null ? this.readBody(data, at) : at;
@@ -255,7 +242,7 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
   /** `input` again, from a response's start, on the parser made new (its upgrade flag gone); no head of it completed. */
   private parseAfresh(input: Buffer): number | Error {
     this.parser.initialize(HTTPParser.RESPONSE, {}, this.pool.options.maxHeaderSize, 0);
-    this.headerParts = null;
+    this.heads.dropParts();
     return this.parser.execute(input);
   }
 
@@ -283,28 +270,13 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
     return at + n;
   }
 
-  private readonly onParserHeaders = (headers: string[]): void => {
-    // llhttp hands over headers in groups of 32 when a head is long.
-    if (this.headerParts === null) this.headerParts = headers;
-    else for (let i = 0; i < headers.length; i++) this.headerParts.push(headers[i]!);
-  };
+  private readonly onParserHeaders = (headers: string[]): void => { this.heads.addParts(headers); };
 
   private readonly onParserHeadersComplete = (
     _major: number, _minor: number, headers: string[] | undefined, _method: unknown, _url: unknown,
     status: number, statusText: string, _upgrade: boolean, keepAlive: boolean,
   ): number => {
-    let all = headers ?? [];
-    if (++this.parseHeads === 1) {
-      this.firstHeadWhole = this.headerParts === null && headers !== undefined;
-      this.firstStatus = status;
-      this.firstStatusText = statusText;
-      this.firstFields = all;
-    }
-    if (this.headerParts !== null) {
-      if (headers) for (let i = 0; i < headers.length; i++) this.headerParts.push(headers[i]!);
-      all = this.headerParts;
-      this.headerParts = null;
-    }
+    const all = this.heads.complete(headers, status, statusText);
     if (status === 101 || status < 100) {
       // No request here asks to switch (Upgrade is dropped: header-rules.ts; WebSocket APIs have their own relay):
       // a 101 is refused (RFC 9110 §7.8) lest the client talk past the gateway (h2c smuggling). Under 100 is no
@@ -439,7 +411,7 @@ export class BackendConnection implements ExchangeWire, IdleWatched {
     if (this.connectTimer) { clearTimeout(this.connectTimer); this.connectTimer = null; }
     if (!this.closed) {
       this.socket.destroy();
-      this.tlsOverTunnel?.destroy();
+      this.tunnel?.secure?.destroy();
       this.closeQuietly();
     }
   }
