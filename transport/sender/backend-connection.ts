@@ -66,6 +66,11 @@ export class BackendConnection implements ExchangeWire, IdleWatched, TunnelOwner
   private parserAtStart = true;
   /** The heads llhttp completed during the current parse (read-heads.ts). */
   private readonly heads = new ReadHeads();
+  /** llhttp is reading (`execute`): an exchange that ends there goes back to the pool only once the read is over. */
+  private parsing = false;
+  private releaseAfterRead = false;
+  /** A message began after the exchange ended, in the read that ended it: bytes no request asked for. */
+  private strayBytes = false;
 
   constructor(readonly pool: ConnectionPool, readBuffer: Buffer) {
     const o = pool.options;
@@ -113,7 +118,6 @@ export class BackendConnection implements ExchangeWire, IdleWatched, TunnelOwner
 
   /** HTTPS through a forward proxy (connect-tunnel.ts): CONNECT, then TLS over the tunnel (no onread buffer for TLS here). */
   private tunnel: Tunnel | null = null;
-
   private readonly onTunnelSocket = (): void => { this.tunnel!.start(); };
 
   onTunnelOpen(secure: tls.TLSSocket): void {
@@ -185,6 +189,7 @@ export class BackendConnection implements ExchangeWire, IdleWatched, TunnelOwner
     try {
       r = this.parserAtStart && this.bodyLeft < 0 && !this.skipBody && keptResponse.repeats(data, n, shared ? this.views!.words : null) ? this.replay(data) : this.execute(data);
     } finally { this.viewsOfRead = false; }
+    if (this.releaseAfterRead) this.readEnded(typeof r !== 'number');
     if (typeof r !== 'number') {
       const code = (r as Error & { code?: string }).code ?? 'HPE_ERROR';
       this.fail(TransportErrorCode.NHTTP_PROTOCOL_VIOLATION, `invalid response from the backend: ${code}`);
@@ -207,7 +212,7 @@ export class BackendConnection implements ExchangeWire, IdleWatched, TunnelOwner
     const fromStart = at === 0 && atStart;
     this.heads.begin();
     const input = at === 0 ? data : this.slice(data, at, data.length);
-    const r = this.parser.execute(input);
+    const r = this.parse(input);
     // r: the bytes up to the end of the head when the parser stopped there (STOP_AT_HEAD). Node resumes it
     // after such a stop, so it reads the next response from its start (test/transport/response-framing).
     this.parserAtStart = typeof r === 'number' && this.bodyLeft > 0;
@@ -243,7 +248,12 @@ export class BackendConnection implements ExchangeWire, IdleWatched, TunnelOwner
   private parseAfresh(input: Buffer): number | Error {
     this.parser.initialize(HTTPParser.RESPONSE, {}, this.pool.options.maxHeaderSize, 0);
     this.heads.dropParts();
-    return this.parser.execute(input);
+    return this.parse(input);
+  }
+
+  private parse(input: Buffer): number | Error {
+    this.parsing = true;
+    try { return this.parser.execute(input); } finally { this.parsing = false; }
   }
 
   /** `data[start, end)`: from the shared buffer's views while `data` is its read from the start. */
@@ -333,10 +343,26 @@ export class BackendConnection implements ExchangeWire, IdleWatched, TunnelOwner
       // The owner may have stopped reading in the very read that ended the response. A pooled connection
       // reads: the next response, or the backend closing it (test/transport/pooled-connection-reading).
       if (ex?.readPaused) this.resumeReading();
-      this.pool.release(this);
+      // Inside llhttp, which reads on past the response's end: what it finds there answers no request (readEnded).
+      if (this.parsing) { this.releaseAfterRead = true; this.parser[kOnMessageBegin] = this.onStrayMessage; }
+      else this.pool.release(this);
     } else {
       this.destroy();
     }
+  }
+
+  private readonly onStrayMessage = (): number => { this.strayBytes = true; return 0; };
+
+  /**
+   * The read that ended an exchange inside llhttp is over. Bytes after the response (a response, part of one, garbage)
+   * would answer the connection's next request, maybe another client's: it is closed (unsolicited-responses.test.ts).
+   */
+  private readEnded(broken: boolean): void {
+    this.releaseAfterRead = false;
+    this.parser[kOnMessageBegin] = undefined;
+    if (broken || this.strayBytes || this.closed) this.destroy();
+    else this.pool.release(this);
+    this.strayBytes = false;
   }
 
   // ---- failures ---------------------------------------------------------------------------------------
