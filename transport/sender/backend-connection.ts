@@ -319,6 +319,8 @@ export class BackendConnection implements ExchangeWire, IdleWatched, TunnelOwner
     if (this.informational) { this.informational = false; return; }
     // After STOP_AT_HEAD llhttp reports the message complete at once; the body is still to come.
     if (this.bodyLeft > 0) return;
+    // A trailer field of the connection's or the framing's (forbidden there) may make llhttp end it: so do we.
+    if (this.heads.endTrailers()) this.keepAlive = false;
     const ex = this.exchange;
     if (ex) this.responseDone(ex);
   };

@@ -1,3 +1,6 @@
+/** Fields that frame a message or manage its connection: none may be a trailer field (RFC 9110 §6.5.1). */
+const NOT_IN_TRAILERS: ReadonlySet<string> = new Set(['connection', 'proxy-connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade']);
+
 /**
  * The response heads llhttp completed during one parse of a backend read, with the first one's arguments: a
  * read that was exactly one whole head and its body is kept, and later reads that repeat it are replayed
@@ -28,6 +31,19 @@ export class ReadHeads {
   addParts(headers: string[]): void {
     if (this.parts === null) this.parts = headers;
     else for (let i = 0; i < headers.length; i++) this.parts.push(headers[i]!);
+  }
+
+  /**
+   * The message ended. Fields handed over since its head are its trailer section's (Node's binding flushes them
+   * through kOnHeaders right before the message's end): they are dropped, lest the next head start with them.
+   * Whether one of them frames the message or manages the connection, which llhttp may act on.
+   */
+  endTrailers(): boolean {
+    const t = this.parts;
+    if (t === null) return false;
+    this.parts = null;
+    for (let i = 0; i < t.length; i += 2) if (NOT_IN_TRAILERS.has(t[i]!.toLowerCase())) return true;
+    return false;
   }
 
   /** A head completed: all its fields. */
