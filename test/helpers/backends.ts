@@ -83,6 +83,21 @@ export function onEachRequestHead(s: net.Socket, each: (index: number, method: s
   });
 }
 
+/**
+ * A raw backend's answer to each request head on a connection, by its path and the path that connection carried
+ * before it (null: the connection's first): the bytes to write (a string as latin1), 'end' to end the connection
+ * unanswered, or null to say nothing.
+ */
+export function answerEachByPath(s: net.Socket, answer: (path: string, before: string | null) => string | 'end' | null): void {
+  let before: string | null = null;
+  onEachRequestHead(s, (_index, _method, path) => {
+    const a = answer(path, before);
+    if (a === 'end') s.end();
+    else if (a !== null) s.write(a, 'latin1');
+    before = path;
+  });
+}
+
 export interface ClientResponse {
   readonly status: number;
   readonly headers: http.IncomingHttpHeaders;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type net from 'node:net';
 import { startSluice } from '../helpers/sluice.js';
 import { apiToml, API_DIR, eventually } from '../helpers/home.js';
-import { faultOf, onEachRequestHead, rawBackend, request } from '../helpers/backends.js';
+import { answerEachByPath, faultOf, onEachRequestHead, rawBackend, request } from '../helpers/backends.js';
 
 // Backend responses that break HTTP/1.1's syntax or framing (test/fixtures/attacks/malformed-responses.json),
 // through a real gateway to a raw backend that answers each request as its path says. Every case is met in
@@ -36,19 +36,16 @@ interface Answered { path: string; before: string | null }
  * retryable request on a kept connection the backend closed), where it is the first.
  */
 function answerByPath(answered: Answered[]) {
-  return (s: net.Socket): void => {
-    let before: string | null = null;
-    onEachRequestHead(s, (_index, _method, path) => {
-      const [place, id] = path.slice(1).split('/');
-      const prime = PRIMES[place ?? ''];
-      const c = byId.get(id ?? '');
-      if (prime !== undefined) s.write(prime());
-      else if (place === 'first' && before !== null) s.end();
-      else if (c) { answered.push({ path, before }); s.write(c.response, 'latin1'); }
-      else s.write('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n');
-      before = path;
-    });
-  };
+  return (s: net.Socket): void => answerEachByPath(s, (path, before) => {
+    const [place, id] = path.slice(1).split('/');
+    const prime = PRIMES[place ?? ''];
+    const c = byId.get(id ?? '');
+    if (prime !== undefined) return prime();
+    if (place === 'first' && before !== null) return 'end';
+    if (c === undefined) return 'HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n';
+    answered.push({ path, before });
+    return c.response;
+  });
 }
 
 t.test('the corpus names a source for every case and holds at least a third of controls', async (t) => {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type net from 'node:net';
 import { startSluice } from '../helpers/sluice.js';
 import { apiToml, API_DIR } from '../helpers/home.js';
-import { onEachRequestHead, rawBackend, request } from '../helpers/backends.js';
+import { answerEachByPath, rawBackend, request } from '../helpers/backends.js';
 
 // A backend response followed, in the same write, by bytes no request asked for
 // (test/fixtures/attacks/unsolicited-responses.json): a whole response, one with no length, part of a head,
@@ -36,20 +36,15 @@ interface Seen { path: string; before: string | null }
  * ends that connection and the gateway sends the request again on a new one, where it is the first.
  */
 function answerByPath(seen: Seen[]) {
-  return (s: net.Socket): void => {
-    let before: string | null = null;
-    onEachRequestHead(s, (_index, _method, path) => {
-      seen.push({ path, before });
-      const [what = '', id] = path.slice(1).split('/');
-      const good = GOOD[what];
-      const c = byId.get(id ?? '');
-      if (good !== undefined) s.write(good());
-      else if (what === 'first' && before !== null) s.end();
-      else if (c) s.write(c.response, 'latin1');
-      else s.write('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n');
-      before = path;
-    });
-  };
+  return (s: net.Socket): void => answerEachByPath(s, (path, before) => {
+    seen.push({ path, before });
+    const [what = '', id] = path.slice(1).split('/');
+    const good = GOOD[what];
+    const c = byId.get(id ?? '');
+    if (good !== undefined) return good();
+    if (what === 'first' && before !== null) return 'end';
+    return c ? c.response : 'HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n';
+  });
 }
 
 t.test('the corpus names a source for every case, marks the bytes no request asked for, and holds controls', async (t) => {
