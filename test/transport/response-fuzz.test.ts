@@ -13,7 +13,9 @@ import { HTTPParser, kOnBody, kOnHeadersComplete, kOnMessageComplete } from '../
 // (llhttp, strict, the oracle here) makes of the same bytes:
 // - a response it reads whole reaches the client with its status and exactly its body;
 // - one it refuses is answered 502 with a fault, or cut after its head, and nothing past the break passes;
-// - a 101 is refused; and the call never waits for the socket timeout (the stop 46 hang).
+// - a 101 is refused; and the call never waits for the socket timeout (the stop 46 hang);
+// - the good response after it on the connection carries only its own fields (stop 48: a chunked response's
+//   trailer fields came with the next response).
 // A response that needs the backend's close to end (no length, or a length longer than its bytes) is followed
 // by the backend's FIN, and judged with it. `npm run fuzz` runs more cases (FUZZ_CASES, FUZZ_SEED).
 
@@ -62,6 +64,9 @@ function oracle(bytes: Buffer, eof: boolean): Oracle {
 
 interface Case { bytes: Buffer; fin: boolean }
 
+/** The fields a prime response reaches the client with: the backend's own, and the gateway's. */
+const PRIME_FIELDS: ReadonlySet<string> = new Set(['x-prime', 'date', 'content-length', 'transfer-encoding', 'connection', 'keep-alive']);
+
 /**
  * Answers `/prime-cl/<n>` and `/prime-chunked/<n>` with a good response of their own (a response repeating the
  * one before would be replayed without the parser: kept-response.ts), and `/case/<i>` with case i's bytes,
@@ -106,6 +111,9 @@ t.test(`the sender under ${CASES} seeded mutations of valid backend responses (s
     if (place !== 'first') {
       const primed = await call(`${place}/${i}`);
       if (primed.text !== 'prime') { failures++; t.fail(`case ${i}: the response before it: ${primed.status} ${primed.error ?? ''}`); continue; }
+      // Fields of an earlier response on the connection (a trailer section, stray bytes) must not come with it.
+      const foreign = primed.rawHeaders.filter((v, k) => k % 2 === 0 && !PRIME_FIELDS.has(v.toLowerCase()));
+      if (foreign.length > 0) { failures++; t.fail(`case ${i}: the response before it carries fields its backend did not send: ${foreign.join(', ')}`); }
     }
     const r = await call(`${place === 'first' ? 'first' : 'case'}/${i}`);
     const bad: string[] = [];
