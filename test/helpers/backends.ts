@@ -98,6 +98,17 @@ export function answerEachByPath(s: net.Socket, answer: (path: string, before: s
   });
 }
 
+/**
+ * A good response whose body is `prime`, framed by Content-Length (`prime-cl`) or chunked (`prime-chunked`), to put
+ * a backend connection's parser in that state before a case. `n` makes each one's bytes its own: a response that
+ * repeated the one before byte for byte would be replayed without the parser (kept-response.ts).
+ */
+export function primeResponse(kind: 'prime-cl' | 'prime-chunked', n: number | string): string {
+  return kind === 'prime-cl'
+    ? `HTTP/1.1 200 OK\r\nX-Prime: ${n}\r\nContent-Length: 5\r\n\r\nprime`
+    : `HTTP/1.1 200 OK\r\nX-Prime: ${n}\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nprime\r\n0\r\n\r\n`;
+}
+
 export interface ClientResponse {
   readonly status: number;
   readonly headers: http.IncomingHttpHeaders;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type net from 'node:net';
 import { startSluice } from '../helpers/sluice.js';
 import { apiToml, API_DIR, eventually } from '../helpers/home.js';
-import { answerEachByPath, faultOf, onEachRequestHead, rawBackend, request } from '../helpers/backends.js';
+import { answerEachByPath, faultOf, onEachRequestHead, primeResponse, rawBackend, request } from '../helpers/backends.js';
 
 // Backend responses that break HTTP/1.1's syntax or framing (test/fixtures/attacks/malformed-responses.json),
 // through a real gateway to a raw backend that answers each request as its path says. Every case is met in
@@ -21,8 +21,8 @@ const byId = new Map(corpus.cases.map((c) => [c.id, c]));
  */
 let primes = 0;
 const PRIMES: Record<string, () => string> = {
-  'prime-cl': () => `HTTP/1.1 200 OK\r\nX-Prime: ${++primes}\r\nContent-Length: 5\r\n\r\nprime`,
-  'prime-chunked': () => `HTTP/1.1 200 OK\r\nX-Prime: ${++primes}\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nprime\r\n0\r\n\r\n`,
+  'prime-cl': () => primeResponse('prime-cl', ++primes),
+  'prime-chunked': () => primeResponse('prime-chunked', ++primes),
 };
 const PLACES = ['first', 'after-cl', 'after-chunked'] as const;
 

@@ -2,7 +2,7 @@ import t from 'tap';
 import type net from 'node:net';
 import { startSluice } from '../helpers/sluice.js';
 import { apiToml, API_DIR } from '../helpers/home.js';
-import { faultOf, onEachRequestHead, rawBackend, request } from '../helpers/backends.js';
+import { faultOf, onEachRequestHead, primeResponse, rawBackend, request } from '../helpers/backends.js';
 import { mutate } from '../helpers/mutate.js';
 import { prng } from '../helpers/prng.js';
 import { HTTPParser, kOnBody, kOnHeadersComplete, kOnMessageComplete } from '../../transport/sender/http-parser.js';
@@ -79,8 +79,7 @@ function answerByPath(cases: Map<number, Case>, answered: string[]) {
     onEachRequestHead(s, (_index, _method, path) => {
       const [what = '', n] = path.slice(1).split('/');
       if (what.startsWith('prime-') || what === 'case' || what === 'first' && before === '') answered.push(`${path} after ${before || 'nothing'}`);
-      if (what === 'prime-cl') s.write(`HTTP/1.1 200 OK\r\nX-Prime: ${n}\r\nContent-Length: 5\r\n\r\nprime`);
-      else if (what === 'prime-chunked') s.write(`HTTP/1.1 200 OK\r\nX-Prime: ${n}\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nprime\r\n0\r\n\r\n`);
+      if (what === 'prime-cl' || what === 'prime-chunked') s.write(primeResponse(what, n ?? ''));
       else if (what === 'first' && before !== '') s.end();
       else {
         const c = cases.get(Number(n));

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type net from 'node:net';
 import { startSluice } from '../helpers/sluice.js';
 import { apiToml, API_DIR } from '../helpers/home.js';
-import { answerEachByPath, rawBackend, request } from '../helpers/backends.js';
+import { answerEachByPath, primeResponse, rawBackend, request } from '../helpers/backends.js';
 
 // A backend response followed, in the same write, by bytes no request asked for
 // (test/fixtures/attacks/unsolicited-responses.json): a whole response, one with no length, part of a head,
@@ -21,8 +21,8 @@ const byId = new Map(corpus.cases.map((c) => [c.id, c]));
 /** The responses before a case and after it, each with a field of its own (a repeated read is replayed: kept-response.ts). */
 let n = 0;
 const GOOD: Record<string, () => string> = {
-  'prime-cl': () => `HTTP/1.1 200 OK\r\nX-Prime: ${++n}\r\nContent-Length: 5\r\n\r\nprime`,
-  'prime-chunked': () => `HTTP/1.1 200 OK\r\nX-Prime: ${++n}\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nprime\r\n0\r\n\r\n`,
+  'prime-cl': () => primeResponse('prime-cl', ++n),
+  'prime-chunked': () => primeResponse('prime-chunked', ++n),
   next: () => `HTTP/1.1 200 OK\r\nX-Next: ${++n}\r\nContent-Length: 4\r\n\r\nnext`,
 };
 const PLACES = ['first', 'after-cl', 'after-chunked'] as const;
